@@ -20,6 +20,7 @@ import contextlib
 import io
 import types
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from pytest_markdown_docs._runners import DefaultRunner, register_runner
@@ -82,7 +83,7 @@ class _Notebook:
 
 @register_runner()
 class chapter(DefaultRunner):  # noqa: N801 (the runner's name is the class name)
-    notebooks: dict[Path, _Notebook] = {}
+    notebooks: ClassVar[dict[Path, _Notebook]] = {}
 
     def runtest(self, test, args, **_):
         path = Path(test.source_path)
