@@ -1,0 +1,76 @@
+"""Every bad input named in the book gets a typed error whose message names the problem."""
+
+import random
+
+import pytest
+
+from micrograd import MLP, Layer, Neuron, Value, dot, softmax_ce
+
+
+def spent_graph():
+    x = Value(2.0)
+    y = x * x
+    y.backward()
+    return y
+
+
+BAD_INPUTS = [
+    ("Value of a string", lambda: Value("3"), TypeError, "real number, not str"),
+    ("Value of a Value", lambda: Value(Value(1.0)), TypeError, "real number, not Value"),
+    ("adding a string", lambda: Value(1.0) + "2", TypeError, "real number, not str"),
+    ("Value exponent", lambda: Value(2.0) ** Value(2.0), TypeError, "constant int or float"),
+    ("string exponent", lambda: Value(2.0) ** "2", TypeError, "constant int or float"),
+    ("negative base, fractional power", lambda: Value(-8.0) ** 0.5, ValueError, "negative base"),
+    ("zero to a negative power", lambda: Value(0.0) ** -2, ValueError, "infinite"),
+    ("zero to a power below one", lambda: Value(0.0) ** 0.25, ValueError, "infinite"),
+    ("log of zero", lambda: Value(0.0).log(), ValueError, "positive input"),
+    ("log of a negative", lambda: Value(-3.0).log(), ValueError, "positive input"),
+    ("exp overflow", lambda: Value(710.0).exp(), OverflowError, "too large"),
+    ("division by zero", lambda: Value(1.0) / 0.0, ZeroDivisionError, "division by zero"),
+    ("reflected division by zero", lambda: 1.0 / Value(0.0), ZeroDivisionError, "by zero"),
+    ("backward twice", lambda: spent_graph().backward(), RuntimeError, "forward computation"),
+    ("_backward on a spent node", lambda: spent_graph()._backward(), RuntimeError, "again"),
+    ("neuron width", lambda: Neuron(3, random.Random(0))([1.0]), ValueError, "expected 3 inputs"),
+    ("MLP width", lambda: MLP(2, [3, 1])([1.0, 2.0, 3.0]), ValueError, "expected 2 inputs, got 3"),
+    ("MLP without layers", lambda: MLP(2, []), ValueError, "positive integers"),
+    ("MLP zero width", lambda: MLP(2, [0, 1]), ValueError, "positive integers"),
+    ("MLP float width", lambda: MLP(2.0, [1]), ValueError, "positive integers"),
+    (
+        "unknown activation",
+        lambda: Layer(2, 2, random.Random(0), activation="sigmoid"),
+        ValueError,
+        "activation must be one of",
+    ),
+    (
+        "dot widths",
+        lambda: dot([Value(1.0)], [1.0, 2.0], Value(0.0)),
+        ValueError,
+        "expected 1 inputs",
+    ),
+    ("dot input", lambda: dot([Value(1.0)], [None], Value(0.0)), TypeError, "not NoneType"),
+    ("softmax_ce empty", lambda: softmax_ce([], 0), ValueError, "at least one logit"),
+    ("softmax_ce target high", lambda: softmax_ce([Value(1.0)], 1), ValueError, "out of range"),
+    ("softmax_ce target low", lambda: softmax_ce([Value(1.0)], -1), ValueError, "out of range"),
+    ("softmax_ce target type", lambda: softmax_ce([Value(1.0)], "0"), TypeError, "class index"),
+]
+
+
+@pytest.mark.parametrize(
+    ("action", "error", "message"),
+    [case[1:] for case in BAD_INPUTS],
+    ids=[case[0] for case in BAD_INPUTS],
+)
+def test_bad_input_gets_a_clear_typed_error(action, error, message):
+    with pytest.raises(error, match=message):
+        action()
+
+
+def test_refused_backward_changes_nothing():
+    x = Value(3.0)
+    a = x * x
+    loss = 2 * a + 3 * a
+    loss.backward()
+    before = [node.grad for node in loss.topo()]
+    with pytest.raises(RuntimeError):
+        loss.backward()
+    assert [node.grad for node in loss.topo()] == before
