@@ -1,0 +1,646 @@
+"""Benchmark our engine against the original micrograd and PyTorch, side by side.
+
+    python benchmarks/bench.py            the full run (a few minutes)
+    python benchmarks/bench.py --quick    smaller sizes, for a check that it all works
+
+Run it with the project's environment (.venv, plus the `torch` extra for the PyTorch
+columns). See benchmarks/README.md for what is measured and how to read the table.
+
+Each engine runs in a worker process of its own, driven over a pipe: the original
+micrograd (PyPI `micrograd==0.1.0`) in benchmarks/.venv-original, created on first use,
+because its package name is the name of our module; ours, PyTorch with one 0-d tensor
+per graph node ("torch scalar") and PyTorch with matrices ("torch batched") in the
+current interpreter's environment. Timed runs are interleaved, one engine after the
+other, round after round, so that whatever else the machine is doing slows every engine
+alike; the table shows medians. The garbage collector stays on everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import itertools
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+import venv
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+ORIGINAL_VENV = HERE / ".venv-original"
+ORIGINAL_PACKAGE = "micrograd==0.1.0"
+SIZES = (2, 16, 16, 1)  # MLP(2, [16, 16, 1]): ReLU hidden layers, a linear output
+ALPHA = 1e-4  # L2 regularisation, as in the original's demo
+
+
+# --- workload data, identical for every engine ----------------------------------------
+
+
+def two_moons(n: int = 100, noise: float = 0.1, seed: int = 1):
+    """Two interleaved half circles with Gaussian noise; labels -1 and +1 (pure Python)."""
+    rng = random.Random(seed)
+    n_outer = n // 2
+    n_inner = n - n_outer
+    points, labels = [], []
+    for i in range(n_outer):
+        t = math.pi * i / (n_outer - 1)
+        points.append([math.cos(t), math.sin(t)])
+        labels.append(-1.0)
+    for i in range(n_inner):
+        t = math.pi * i / (n_inner - 1)
+        points.append([1 - math.cos(t), 0.5 - math.sin(t)])
+        labels.append(1.0)
+    points = [[x + rng.gauss(0, noise), y + rng.gauss(0, noise)] for x, y in points]
+    return points, labels
+
+
+def initial_parameters(sizes=SIZES, seed: int = 0) -> list[float]:
+    """Weights uniform in [-1, 1], biases 0, in parameters() order (w's, then b, per neuron)."""
+    rng = random.Random(seed)
+    params = []
+    for nin, nout in itertools.pairwise(sizes):
+        for _ in range(nout):
+            params += [rng.uniform(-1, 1) for _ in range(nin)] + [0.0]
+    return params
+
+
+def learning_rate(k: int, steps: int = 100) -> float:
+    return 1.0 - 0.9 * k / steps  # the original demo's schedule
+
+
+# --- engines (these run inside the worker processes) ----------------------------------
+
+
+def hinge_loss(model, parameters, points, labels):
+    """Mean max-margin loss plus L2, written as the original's demo writes it.
+
+    It only uses operators and ``.relu()``, so it runs unchanged on both micrograds and
+    on 0-d torch tensors. Returns the loss and the scores.
+    """
+    scores = [model(x) for x in points]
+    losses = [(1 + -y * s).relu() for y, s in zip(labels, scores)]
+    data_loss = sum(losses) * (1.0 / len(losses))
+    reg_loss = ALPHA * sum(p * p for p in parameters)
+    return data_loss + reg_loss, scores
+
+
+class Original:
+    """karpathy/micrograd 0.1.0: micrograd.engine.Value and micrograd.nn.MLP."""
+
+    def __init__(self, params):
+        import micrograd.engine
+        import micrograd.nn
+
+        if str(ORIGINAL_VENV) not in micrograd.engine.__file__:
+            raise RuntimeError(f"expected the PyPI micrograd, got {micrograd.engine.__file__}")
+        self.Value = micrograd.engine.Value
+        self.model = micrograd.nn.MLP(SIZES[0], list(SIZES[1:]))
+        self.params = self.model.parameters()
+        self.set_parameters(params)
+
+    def set_parameters(self, values):
+        for p, v in zip(self.params, values):
+            p.data = v
+
+    def loss(self, points, labels):
+        return hinge_loss(self.model, self.params, points, labels)
+
+    def value(self, x):
+        return self.Value(x)
+
+    @staticmethod
+    def number(v) -> float:
+        return float(v.data)
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = 0.0
+
+    def gradients(self):
+        return [float(p.grad) for p in self.params]
+
+    def update(self, lr):
+        for p in self.params:
+            p.data -= lr * p.grad
+
+
+class Ours(Original):
+    """This repository's micrograd.py: MLP with one dot node per neuron."""
+
+    def __init__(self, params):
+        engine = Path(os.environ.get("BENCH_OURS", ROOT / "micrograd.py")).resolve()
+        sys.path.insert(0, str(engine.parent))
+        import micrograd
+
+        if Path(micrograd.__file__).resolve() != engine:
+            raise RuntimeError(f"expected {engine}, got {micrograd.__file__}")
+        self.Value = micrograd.Value
+        self.model = micrograd.MLP(
+            SIZES[0], list(SIZES[1:]), seed=0, activation="relu", output_activation="linear"
+        )
+        self.params = self.model.parameters()
+        self.set_parameters(params)
+
+
+class TorchScalar(Original):
+    """PyTorch with one 0-d float64 tensor per node: the same graph as the original's."""
+
+    def __init__(self, params):
+        import torch
+
+        torch.set_num_threads(1)
+        self.torch = torch
+        self.params = [torch.tensor(0.0, dtype=torch.float64, requires_grad=True) for _ in params]
+        self.set_parameters(params)
+        self.layers, k = [], 0
+        for nin, nout in itertools.pairwise(SIZES):
+            neurons = []
+            for _ in range(nout):
+                neurons.append((self.params[k : k + nin], self.params[k + nin]))
+                k += nin + 1
+            self.layers.append(neurons)
+
+    def model(self, x):
+        for i, neurons in enumerate(self.layers):
+            out = []
+            for w, b in neurons:
+                act = b  # b + w0*x0 + w1*x1 + ..., as the original's Neuron sums
+                for wi, xi in zip(w, x):
+                    act = act + wi * xi
+                out.append(act.relu() if i < len(self.layers) - 1 else act)
+            x = out
+        return x[0]
+
+    def set_parameters(self, values):
+        with self.torch.no_grad():
+            for p, v in zip(self.params, values):
+                p.fill_(v)
+
+    def value(self, x):
+        return self.torch.tensor(x, dtype=self.torch.float64, requires_grad=True)
+
+    @staticmethod
+    def number(v) -> float:
+        return v.item()
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None
+
+    def gradients(self):
+        return [p.grad.item() for p in self.params]
+
+    def update(self, lr):
+        with self.torch.no_grad():
+            for p in self.params:
+                p -= lr * p.grad
+
+
+class TorchBatched(TorchScalar):
+    """PyTorch as it is meant to be used: one matrix product per layer, float64."""
+
+    def __init__(self, params):
+        import torch
+
+        torch.set_num_threads(1)
+        self.torch = torch
+        self.weights, self.biases = [], []
+        for nin, nout in itertools.pairwise(SIZES):
+            self.weights.append(torch.zeros(nout, nin, dtype=torch.float64, requires_grad=True))
+            self.biases.append(torch.zeros(nout, dtype=torch.float64, requires_grad=True))
+        self.params = [t for pair in zip(self.weights, self.biases) for t in pair]
+        self.set_parameters(params)
+
+    def _flat_views(self):
+        """(tensor, index) per parameter, in the scalar engines' parameters() order."""
+        for w, b in zip(self.weights, self.biases):
+            for j in range(w.shape[0]):
+                yield from ((w, (j, i)) for i in range(w.shape[1]))
+                yield b, (j,)
+
+    def set_parameters(self, values):
+        with self.torch.no_grad():
+            for (t, index), v in zip(self._flat_views(), values):
+                t[index] = v
+
+    def loss(self, points, labels):
+        torch = self.torch
+        x = torch.tensor(points, dtype=torch.float64)
+        y = torch.tensor(labels, dtype=torch.float64)
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            x = x @ w.T + b
+            if i < len(self.weights) - 1:
+                x = torch.relu(x)
+        scores = x[:, 0]
+        data_loss = torch.relu(1 - y * scores).mean()
+        reg_loss = ALPHA * sum((p * p).sum() for p in self.params)
+        return data_loss + reg_loss, scores.tolist()
+
+    def gradients(self):
+        return [t.grad[index].item() for t, index in self._flat_views()]
+
+
+ENGINES = {
+    "original": Original,
+    "ours": Ours,
+    "torch scalar": TorchScalar,
+    "torch batched": TorchBatched,
+}
+
+
+class Worker:
+    """The commands a worker process answers, one JSON line in, one JSON line out."""
+
+    def __init__(self, engine: str):
+        self.kind = ENGINES[engine]
+        self.engine = None
+
+    def setup(self, params, points, labels):
+        self.initial, self.points, self.labels = params, points, labels
+        self.engine = self.kind(params)
+        return {}
+
+    def reset(self):
+        """Back to the initial parameters."""
+        self.engine.set_parameters(self.initial)
+        return {}
+
+    def check(self):
+        """Loss and gradients at the initial parameters."""
+        e = self.engine
+        e.set_parameters(self.initial)
+        loss, _ = e.loss(self.points, self.labels)
+        e.zero_grad()
+        loss.backward()
+        return {"loss": e.number(loss), "grads": e.gradients()}
+
+    def step(self, collect=False):
+        """Time one training step: forward, loss, zero grads, backward, SGD update.
+
+        Back to back (``collect=False``), a step also pays for collecting what earlier
+        steps left behind, as in a training loop. With ``collect=True`` a full collection
+        runs first, untimed, which is the original's best case.
+        """
+        e = self.engine
+        if collect:
+            gc.collect()
+        start = time.perf_counter()
+        loss, _ = e.loss(self.points, self.labels)
+        e.zero_grad()
+        loss.backward()
+        e.update(learning_rate(0))
+        return {"seconds": time.perf_counter() - start}
+
+    def demo(self, steps):
+        """Time the original's demo: ``steps`` steps from the initial parameters."""
+        e = self.engine
+        e.set_parameters(self.initial)
+        gc.collect()
+        start = time.perf_counter()
+        for k in range(steps):
+            loss, scores = e.loss(self.points, self.labels)
+            e.zero_grad()
+            loss.backward()
+            e.update(learning_rate(k, steps))
+        seconds = time.perf_counter() - start
+        numbers = [s if isinstance(s, float) else e.number(s) for s in scores]
+        hits = sum((y > 0) == (s > 0) for y, s in zip(self.labels, numbers))
+        return {
+            "seconds": seconds,
+            "loss": e.number(loss),
+            "accuracy": hits / len(self.labels),
+            "params": [e.number(p) for p in e.params] if not hasattr(e, "weights") else None,
+        }
+
+    def chain(self, nodes, recursion_limit=None):
+        """Build y = ((x*w + x)*w + x)... with ``nodes`` operation nodes, then backward."""
+        e = self.engine
+        old_limit = sys.getrecursionlimit()
+        if recursion_limit:
+            sys.setrecursionlimit(recursion_limit)
+        try:
+            w, x = e.value(1.0), e.value(1e-6)
+            gc.collect()
+            start = time.perf_counter()
+            y = x
+            for _ in range(nodes // 2):
+                y = y * w + x
+            built = time.perf_counter()
+            y.backward()
+            done = time.perf_counter()
+            grad = e.number(x.grad) if hasattr(x.grad, "item") else x.grad
+            if grad != nodes // 2 + 1:
+                raise AssertionError(f"chain gradient {grad}, expected {nodes // 2 + 1}")
+            del y
+            freed = time.perf_counter()
+            return {
+                "forward": built - start,
+                "backward": done - built,
+                "seconds": done - start,
+                "free": freed - done,
+            }
+        except RecursionError as error:
+            return {"error": f"RecursionError: {error}"}
+        finally:
+            sys.setrecursionlimit(old_limit)
+
+    def node_bytes(self, nodes):
+        """Bytes that stay allocated per operation node of the chain, before backward."""
+        e = self.engine
+        w, x = e.value(1.0), e.value(1e-6)
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        y = x
+        for _ in range(nodes // 2):
+            y = y * w + x
+        after = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        del y
+        return {"bytes": (after - before) / (2 * (nodes // 2))}
+
+    def graph_bytes(self):
+        """Bytes that stay allocated for one two-moons loss graph, before backward."""
+        e = self.engine
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        loss, _ = e.loss(self.points, self.labels)
+        after = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        del loss
+        return {"bytes": after - before}
+
+
+def serve(engine: str) -> None:
+    """Worker main loop: answer commands from stdin until it closes."""
+    worker = Worker(engine)
+    for line in sys.stdin:
+        request = json.loads(line)
+        command = request.pop("command")
+        try:
+            reply = getattr(worker, command)(**request)
+        except Exception as error:  # reported to the coordinator, which decides
+            reply = {"error": f"{type(error).__name__}: {error}"}
+        print(json.dumps(reply), flush=True)
+
+
+# --- the coordinator -------------------------------------------------------------------
+
+
+def original_python() -> Path:
+    """The interpreter of benchmarks/.venv-original, created with micrograd 0.1.0 if needed."""
+    python = ORIGINAL_VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    marker = ORIGINAL_VENV / "installed.txt"
+    if not (marker.exists() and marker.read_text() == ORIGINAL_PACKAGE):
+        print(f"bench: installing {ORIGINAL_PACKAGE} into {ORIGINAL_VENV}", file=sys.stderr)
+        venv.create(ORIGINAL_VENV, with_pip=True, clear=True)
+        subprocess.run(
+            [python, "-m", "pip", "install", "--quiet", ORIGINAL_PACKAGE],
+            check=True,
+        )
+        marker.write_text(ORIGINAL_PACKAGE)
+    return python
+
+
+class Process:
+    """A worker process running one engine."""
+
+    def __init__(self, engine: str, python: Path | str):
+        self.engine = engine
+        self.proc = subprocess.Popen(
+            [str(python), str(Path(__file__).resolve()), "--worker", engine],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=HERE,
+        )
+
+    def call(self, command: str, **arguments):
+        self.proc.stdin.write(json.dumps({"command": command, **arguments}) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{self.engine} worker died during {command}")
+        return json.loads(line)
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def has_torch() -> bool:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def fmt_time(seconds: float | None) -> str:
+    if seconds is None:
+        return "n/a"
+    if seconds < 1:
+        return f"{seconds * 1000:.3g} ms"
+    return f"{seconds:.3g} s"
+
+
+def cell(value, reference, kind="time"):
+    """A table cell: the value, and in brackets how many times better than the original."""
+    if value is None:
+        return "n/a"
+    text = fmt_time(value) if kind == "time" else f"{value:.0f} B"
+    if reference and value and reference != value:
+        text += f" ({reference / value:.3g}x)"
+    return text
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="small sizes, a smoke test")
+    parser.add_argument("--rounds", type=int, default=None, help="timed steps per engine")
+    args = parser.parse_args(argv)
+    if args.worker:
+        serve(args.worker)
+        return 0
+
+    quick = args.quick
+    rounds = args.rounds or (3 if quick else 9)
+    demo_steps = 10 if quick else 100
+    chain_nodes = 100_000 if quick else 1_000_000
+    bytes_nodes = 20_000 if quick else 100_000
+
+    engines = {"original": original_python(), "ours": sys.executable}
+    if has_torch():
+        engines |= {"torch scalar": sys.executable, "torch batched": sys.executable}
+    else:
+        print("bench: torch is not installed: its columns are n/a", file=sys.stderr)
+    points, labels = two_moons()
+    params = initial_parameters()
+    workers = {name: Process(name, python) for name, python in engines.items()}
+    try:
+        for w in workers.values():
+            reply = w.call("setup", params=params, points=points, labels=labels)
+            if "error" in reply:
+                raise RuntimeError(f"{w.engine}: {reply['error']}")
+        return report(workers, rounds, demo_steps, chain_nodes, bytes_nodes, len(params))
+    finally:
+        for w in workers.values():
+            w.close()
+
+
+def log(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def report(workers, rounds, demo_steps, chain_nodes, bytes_nodes, n_params) -> int:
+    names = list(workers)
+    results: dict[str, dict[str, float | None]] = {n: {} for n in names}
+    notes = []
+
+    # Do the engines compute the same thing? Loss and gradients at the initial weights.
+    checks = {n: w.call("check") for n, w in workers.items()}
+    ref = checks["original"]
+    lines = []
+    for n in names:
+        c = checks[n]
+        loss_diff = abs(c["loss"] - ref["loss"])
+        grad_diff = max(abs(a - b) for a, b in zip(c["grads"], ref["grads"]))
+        lines.append((n, c["loss"], loss_diff, grad_diff))
+
+    # (a) one training step, interleaved round by round
+    log(f"two-moons step: {rounds} rounds")
+    for n in names:
+        workers[n].call("step")  # warm-up, untimed
+        workers[n].call("reset")
+    for key, collect in (("step", False), ("step after collect", True)):
+        times = {n: [] for n in names}
+        for _ in range(rounds):
+            for n in names:
+                times[n].append(workers[n].call("step", collect=collect)["seconds"])
+        for n in names:
+            results[n][key] = statistics.median(times[n])
+
+    # (b) the demo: demo_steps steps from the initial weights, once per engine
+    log(f"{demo_steps}-step demo")
+    demos = {n: workers[n].call("demo", steps=demo_steps) for n in names}
+    for n in names:
+        results[n]["demo"] = demos[n]["seconds"]
+
+    # (c) a deep chain: forward and backward through chain_nodes operation nodes
+    log(f"chain of {chain_nodes:,} nodes")
+    for n in names:
+        if n == "torch batched":
+            results[n]["chain"] = None  # a chain of scalars has nothing to batch
+            continue
+        reply = workers[n].call("chain", nodes=chain_nodes)
+        if "error" in reply and n == "original":
+            short = workers[n].call("chain", nodes=2_000)
+            notes.append(
+                f"original, default recursion limit ({sys.getrecursionlimit()}): "
+                f"a {chain_nodes:,}-node chain fails with {reply['error'][:60]}; so does a "
+                f"2,000-node one: {short.get('error', 'ok')[:40]}"
+            )
+            reply = workers[n].call("chain", nodes=chain_nodes, recursion_limit=10 * chain_nodes)
+            if "error" not in reply:
+                notes.append(
+                    f"original: its time below is with sys.setrecursionlimit({10 * chain_nodes})"
+                )
+        if "error" in reply:
+            notes.append(f"{n}: chain of {chain_nodes:,} nodes failed: {reply['error']}")
+            results[n]["chain"] = None
+        else:
+            results[n]["chain"] = reply["seconds"]
+            notes.append(
+                f"{n}: chain forward {fmt_time(reply['forward'])}, backward "
+                f"{fmt_time(reply['backward'])}; freeing it afterwards {fmt_time(reply['free'])}"
+            )
+
+    # (d) memory
+    log("memory")
+    for n in ("original", "ours"):
+        results[n]["bytes"] = workers[n].call("node_bytes", nodes=bytes_nodes)["bytes"]
+        results[n]["graph"] = workers[n].call("graph_bytes")["bytes"]
+
+    # the table
+    orig = results["original"]
+    header = ["workload", *names]
+    rows = [
+        ["two-moons training step, back to back"]
+        + [cell(results[n]["step"], orig["step"]) for n in names],
+        ["the same, after an untimed gc.collect()"]
+        + [cell(results[n]["step after collect"], orig["step after collect"]) for n in names],
+        [f"{demo_steps}-step demo training"]
+        + [cell(results[n]["demo"], orig["demo"]) for n in names],
+        [f"chain of {chain_nodes:,} nodes, forward + backward"]
+        + [cell(results[n].get("chain"), orig.get("chain")) for n in names],
+        ["bytes per chain node (tracemalloc)"]
+        + [cell(results[n].get("bytes"), orig["bytes"], "bytes") for n in names],
+        ["two-moons loss graph (tracemalloc)"]
+        + [
+            "n/a" if results[n].get("graph") is None else f"{results[n]['graph'] / 1e6:.2f} MB"
+            for n in names
+        ],
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells):
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
+
+    print(f"Python {sys.version.split()[0]}, garbage collector on, {os.cpu_count()} cores.")
+    print(f"MLP(2, [16, 16, 1]) ({n_params} parameters) on 100 two-moons points; step times")
+    print(f"interleaved over {rounds} rounds. (Nx): the original's time or memory divided by")
+    print("this engine's, so higher is better.")
+    print()
+    print(line(header))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        print(line(r))
+    print()
+    for note in notes:
+        print(f"- {note}")
+    print("- torch has its own allocator, which tracemalloc does not see: no memory figures.")
+    print()
+    print("Same model, same data, initial weights: loss and gradients against the original")
+    for n, loss, loss_diff, grad_diff in lines:
+        print(f"  {n:14} loss {loss:.17g}  |loss diff| {loss_diff:.1e}", end="")
+        print(f"  max |grad diff| {grad_diff:.1e}")
+    ours_ok = lines[names.index("ours")][2] <= 1e-12 and lines[names.index("ours")][3] <= 1e-12
+    print(f"  ours equals the original within 1e-12: {'yes' if ours_ok else 'NO'}")
+    d0, d1 = demos["original"], demos["ours"]
+    print(
+        f"  after the {demo_steps}-step demo: original loss {d0['loss']:.6g}, accuracy "
+        f"{d0['accuracy']:.0%}; ours loss {d1['loss']:.6g}, accuracy {d1['accuracy']:.0%}; "
+        f"max |parameter diff| {max(abs(a - b) for a, b in zip(d0['params'], d1['params'])):.1e}"
+    )
+    print()
+    ours = results["ours"]
+    print("Targets (each step ratio: back to back / after gc.collect())")
+    ratios = [orig[k] / ours[k] for k in ("step", "step after collect")]
+    shown = " / ".join(f"1/{r:.3g}" for r in ratios)
+    print(f"  two-moons step <= 1/20 of original: {shown}  {_ok(min(ratios) >= 20)}")
+    print(f"  stretch, <= 1/50:                   {shown}  {_ok(min(ratios) >= 50)}")
+    if "torch scalar" in results:
+        vs = [results["torch scalar"][k] / ours[k] for k in ("step", "step after collect")]
+        shown = " / ".join(f"{r:.3g}x" for r in vs)
+        print(f"  >= 10x faster than torch scalar:    {shown}  {_ok(min(vs) >= 10)}")
+    print(f"  <= 250 bytes per node:              {ours['bytes']:.0f}  {_ok(ours['bytes'] <= 250)}")
+    chain_ok = ours.get("chain") is not None
+    print(f"  {chain_nodes:,}-node chain works:         {_ok(chain_ok)}")
+    return 0 if ours_ok else 1
+
+
+def _ok(flag: bool) -> str:
+    return "met" if flag else "NOT MET"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""Pictures for the book, drawn while the site is built: each function returns inline SVG.
+
+A chapter draws a picture with an output-only markdown-exec fence that prints SVG:
+
+    ```python exec="on" html="1"
+    from micrograd import Value, graph_dot
+    from tools.pictures import svg_from_dot
+
+    a, b = Value(2.0), Value(-3.0)
+    loss = a * b + a
+    loss.backward()
+    print(svg_from_dot(graph_dot(loss, names={a: "a", b: "b"})))
+    ```
+
+The site shows what the fence prints, not its code (add ``source="above"`` to show the
+code too). markdown-exec runs each fence in a fresh namespace unless fences share a
+``session="name"``, so a picture fence builds what it draws or takes it from an earlier
+fence of its session; the chapter's plain fences are not run by the site. pytest also runs
+it, as the next cell of the chapter's notebook, so it must not be slow. The site's tests
+expect every ``exec="on" html="1"`` fence to print at least one of these pictures, and
+check in Chromium that each one is visible and fits the text column.
+
+API (every function returns a string ``<svg class="picture" ...>...</svg>``):
+
+* ``svg_from_dot(dot_text)``: lay out a Graphviz DOT graph with the ``graphviz-pure``
+  binary installed in this Python's environment.
+* ``line_plot_svg(curves, *, xlabel="step", ylabel="", logy=False)``: one line per entry
+  of ``curves`` (``{"loss": [...], "accuracy": [...]}``), x = 0, 1, 2, ...
+* ``scatter_svg(points, labels, *, boundary=None, resolution=60)``: 2-D points coloured
+  by label (positive or not); ``boundary``, a function ``(x, y) -> score``, shades where
+  the score is positive or negative on a ``resolution`` x ``resolution`` grid and draws
+  the line where it is zero (a classifier's decision boundary).
+* ``plot_svg(draw, *, size=(6.0, 3.5))``: anything else matplotlib can draw; ``draw``
+  receives a matplotlib ``Axes``.
+
+Pictures follow the page's light or dark scheme: lines and text drawn in black (Graphviz's
+and these plots' default) take the page's text colour, and backgrounds are transparent.
+So keep DOT graphs to the default colours, or to mid-tone ones that read on both.
+They scale down to fit the text column.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shutil
+import subprocess
+import sysconfig
+from collections.abc import Callable, Mapping, Sequence
+from io import StringIO
+from pathlib import Path
+
+FONT = "Helvetica"  # graphviz-pure measures it like Arial; browsers map it to Liberation Sans
+_SENTINEL = "#010203"  # matplotlib's "black", replaced by the page's text colour
+_figures = itertools.count()
+
+
+def _graphviz() -> str:
+    scripts = Path(sysconfig.get_path("scripts")) / "graphviz-pure"
+    found = str(scripts) if scripts.exists() else shutil.which("graphviz-pure")
+    if not found:
+        raise RuntimeError("graphviz-pure is not installed: pip install graphviz-pure")
+    return found
+
+
+def _inline(svg: str, attributes: str = "") -> str:
+    """Trim a standalone SVG file to an element that sits in an HTML page."""
+    svg = svg[svg.index("<svg") :]
+    svg = re.sub(r"<!--.*?-->\n?|\s*<metadata>.*?</metadata>", "", svg, flags=re.DOTALL)
+    root = '<svg class="picture" fill="currentColor" style="max-width: 100%; height: auto" '
+    return svg.replace("<svg ", root + attributes, 1).strip()
+
+
+def svg_from_dot(dot_text: str) -> str:
+    """The DOT graph ``dot_text`` laid out by Graphviz, as inline SVG."""
+    result = subprocess.run(
+        [
+            _graphviz(),
+            "-Tsvg",
+            f"-Gfontname={FONT}",
+            f"-Nfontname={FONT}",
+            f"-Efontname={FONT}",
+            "-Gbgcolor=transparent",
+        ],
+        input=dot_text,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise ValueError(f"graphviz-pure could not draw this graph:\n{result.stderr}")
+    svg = re.sub(r'(fill|stroke)="black"', r'\1="currentColor"', result.stdout)
+    return _inline(svg)
+
+
+def plot_svg(draw: Callable, *, size: tuple[float, float] = (6.0, 3.5)) -> str:
+    """Whatever ``draw(ax)`` draws on a fresh matplotlib Axes, as inline SVG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    style = {
+        "svg.hashsalt": f"picture-{next(_figures)}",  # stable, distinct ids
+        "svg.fonttype": "path",  # text as outlines: looks the same without the font
+        "text.color": _SENTINEL,
+        "axes.labelcolor": _SENTINEL,
+        "axes.edgecolor": _SENTINEL,
+        "xtick.color": _SENTINEL,
+        "ytick.color": _SENTINEL,
+        "legend.frameon": False,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+    }
+    with plt.rc_context(style):
+        fig, ax = plt.subplots(figsize=size, layout="constrained")
+        try:
+            draw(ax)
+            out = StringIO()
+            fig.savefig(
+                out, format="svg", transparent=True, bbox_inches="tight", metadata={"Date": None}
+            )
+        finally:
+            plt.close(fig)
+    svg = out.getvalue().replace(_SENTINEL, "currentColor")
+    # matplotlib's <style> would apply to the whole page: say the same on the root instead
+    svg = svg.replace(
+        '<style type="text/css">*{stroke-linejoin: round; stroke-linecap: butt}</style>', ""
+    )
+    return _inline(svg, 'stroke-linejoin="round" stroke-linecap="butt" ')
+
+
+def line_plot_svg(
+    curves: Mapping[str, Sequence[float]],
+    *,
+    xlabel: str = "step",
+    ylabel: str = "",
+    logy: bool = False,
+) -> str:
+    """One line per named curve, against its index (e.g. loss and accuracy per step)."""
+
+    def draw(ax):
+        for name, ys in curves.items():
+            ax.plot(range(len(ys)), ys, label=name)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if logy:
+            ax.set_yscale("log")
+        if len(curves) > 1:
+            ax.legend()
+
+    return plot_svg(draw)
+
+
+def _span(values: Sequence[float], steps: int) -> list[float]:
+    """``steps + 1`` evenly spaced numbers covering ``values`` with a 10% margin."""
+    low, high = min(values), max(values)
+    pad = 0.1 * (high - low) or 1.0
+    return [low - pad + i * (high - low + 2 * pad) / steps for i in range(steps + 1)]
+
+
+def scatter_svg(
+    points: Sequence[Sequence[float]],
+    labels: Sequence[float],
+    *,
+    boundary: Callable[[float, float], float] | None = None,
+    resolution: int = 60,
+) -> str:
+    """2-D points coloured by label, over a classifier's regions if ``boundary`` is given."""
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+
+    def draw(ax):
+        if boundary is not None:
+            gx, gy = _span(xs, resolution), _span(ys, resolution)
+            scores = [[boundary(x, y) for x in gx] for y in gy]
+            ax.contourf(gx, gy, scores, levels=[-1e300, 0, 1e300], colors=["C0", "C1"], alpha=0.2)
+            ax.contour(gx, gy, scores, levels=[0], colors=["C7"], linewidths=1)
+        colours = ["C1" if label > 0 else "C0" for label in labels]
+        ax.scatter(xs, ys, c=colours, s=14, edgecolors="none")
+        ax.set_aspect("equal", adjustable="box")
+
+    return plot_svg(draw, size=(5.0, 4.0))
