@@ -2,7 +2,7 @@
 
 The graphs (see graphs.py) use every operation of the engine, with numbers on either
 side, shared intermediates and repeated operands, and stay inside each operation's
-domain. The default run checks a few dozen graphs in about a second. The long run:
+domain. The default run checks a few hundred small graphs in about a second. The long run:
 
     MICROGRAD_LONG=1 python -m pytest tests/test_properties.py -m slow -s
 

@@ -52,6 +52,7 @@ def main(argv: list[str]) -> int:
         ensure_environment(["test", "site"])
         return subprocess.call([PYTHON, "-m", "pytest", *rest], cwd=ROOT)
     ensure_environment(["site"])
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # Material's end-of-life notice
     return subprocess.call([PYTHON, "-m", "mkdocs", "serve", *rest], cwd=ROOT)
 
 
