@@ -1,4 +1,4 @@
-"""The README's promises hold: its commands exist, .ci/run runs its test command, its example runs."""
+"""The README holds: .ci/run runs its test command, and its example prints what it says."""
 
 import contextlib
 import io

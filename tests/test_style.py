@@ -1,0 +1,22 @@
+"""All Python here, the generated engine included, is linted and formatted with ruff."""
+
+import subprocess
+import sys
+
+from tools.tangle import ROOT
+
+
+def ruff(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True
+    )
+
+
+def test_ruff_lint_is_clean():
+    result = ruff("check", "--no-cache", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_clean():
+    result = ruff("format", "--check", "--no-cache", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
