@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools.tangle import ROOT
 
 
 @pytest.fixture(scope="session")

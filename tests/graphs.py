@@ -97,7 +97,8 @@ class Backend:
     dot: Callable  # dot(weights, inputs, bias), computed as bias + w0*x0 + w1*x1 + ...
 
 
-def _float_dot(weights, inputs, bias):
+def chained_dot(weights, inputs, bias):
+    """bias + w0*x0 + w1*x1 + ..., left to right, for any numbers with + and *."""
     total = bias
     for w, x in zip(weights, inputs):
         total = total + w * x
@@ -109,7 +110,7 @@ FLOATS = Backend(
     exp=math.exp,
     log=math.log,
     relu=lambda a: a if a > 0 else 0.0,
-    dot=_float_dot,
+    dot=chained_dot,
 )
 
 

@@ -30,11 +30,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tools.tangle import chapters, read_fences
+from tools.tangle import ROOT, chapters, read_fences, runs_at_build
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGES = chapters(ROOT / "docs")
-EXECUTED = re.compile(r"""\bexec=["']?(on|true|yes|1)\b""")
 HTML_OUTPUT = re.compile(r"""\bhtml=["']?(on|true|yes|1)\b""")
 CHROMIUM_FLAGS = [
     "--headless",
@@ -261,7 +259,7 @@ def test_page_loads_cleanly_in_chromium(browser, site_url, page):
     assert not found, f"{page.name} in Chromium: {found}"
 
     drawn = sum(  # picture fences: ```python exec="on" html="1"```
-        bool(f.is_python and EXECUTED.search(f.info) and HTML_OUTPUT.search(f.info))
+        bool(f.is_python and runs_at_build(f.info) and HTML_OUTPUT.search(f.info))
         for f in read_fences(page)
     )
     pictures = browser.evaluate(PICTURES_JS)

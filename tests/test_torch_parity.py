@@ -17,7 +17,7 @@ import math
 import os
 
 import pytest
-from graphs import Backend, evaluate, graphs, value_backend
+from graphs import Backend, chained_dot, evaluate, graphs, value_backend
 from hypothesis import given, settings
 
 from micrograd import MLP, Value, softmax_ce
@@ -46,14 +46,7 @@ def scalar(x: float, requires_grad: bool = False):
     return torch.tensor(x, dtype=torch.float64, requires_grad=requires_grad)
 
 
-def _torch_dot(weights, inputs, bias):
-    total = bias
-    for w, x in zip(weights, inputs):
-        total = total + w * x
-    return total
-
-
-TORCH = Backend(tanh=torch.tanh, exp=torch.exp, log=torch.log, relu=torch.relu, dot=_torch_dot)
+TORCH = Backend(tanh=torch.tanh, exp=torch.exp, log=torch.log, relu=torch.relu, dot=chained_dot)
 
 
 @settings(max_examples=2000 if LONG else 60, deadline=None)

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINE = "micrograd.py"
 PYTHON_LANGS = ("python", "py", "python3")
 _TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))""")
+_EXEC = re.compile(r"""\bexec=["']?(on|true|yes|1)\b""")
 _HASH_LINE = re.compile(r"^# sha256 of what follows: ([0-9a-f]{64})\n", re.M)
 
 
@@ -45,6 +46,11 @@ def is_engine(info: str) -> bool:
     """Is this fence a chunk of the engine: python with title="micrograd.py"?"""
     match = _TITLE.search(info)
     return is_python(info) and bool(match) and ENGINE in match.groups()
+
+
+def runs_at_build(info: str) -> bool:
+    """Does markdown-exec run this fence while the site builds (exec="on")?"""
+    return bool(_EXEC.search(info))
 
 
 @dataclass(frozen=True)
