@@ -1,3 +1,7 @@
 """pytest configuration for the chapters: their fences run as notebooks (tools/notebook.py)."""
 
-from tools.notebook import pytest_markdown_docs_markdown_it  # noqa: F401 (a plugin hook)
+from tools.notebook import (  # noqa: F401 (plugin hooks)
+    pytest_addoption,
+    pytest_markdown_docs_markdown_it,
+    pytest_sessionfinish,
+)

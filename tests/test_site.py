@@ -121,8 +121,11 @@ def commonmark(page: Path):
 
 
 def test_site_builds_strictly(site_build):
-    log = site_build.stdout + site_build.stderr
-    assert site_build.returncode == 0, f"mkdocs build --strict failed:\n{log}"
+    log = (site_build.stdout + site_build.stderr).splitlines()
+    problems = [line for line in log if line.startswith(("ERROR", "WARNING", "Aborted"))]
+    assert site_build.returncode == 0, "`mkdocs build --strict` failed:\n" + "\n".join(
+        problems or log[-40:]
+    )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_ids)

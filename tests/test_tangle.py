@@ -4,7 +4,6 @@ import shutil
 
 import pytest
 
-from tools.notebook import Notebook
 from tools.tangle import ROOT, main, read_fences, tangle
 
 CHAPTER = """# A chapter
@@ -131,29 +130,6 @@ def test_one_character_change_to_a_real_engine_fence_is_caught(tmp_path):
     chapter.write_text(text.replace('"tanh")', '"tanH")', 1))
     assert main(["--docs", str(docs), "--out", str(out), "--check"]) == 1
     assert tangle(docs, root=tmp_path) != out.read_text()
-
-
-def test_notebook_runs_class_pieces_and_experiments_in_order(book):
-    docs, _ = book
-    notebook = Notebook(docs / "01-thing.md")
-    assert [f.is_engine for f in notebook.fences] == [True, False, True, False]
-    for fence in notebook.fences:
-        notebook.run(fence)
-    assert notebook.namespace["Thing"](5).double().n == 10
-    assert notebook.failure == ""
-
-
-def test_notebook_remembers_the_first_failure(book):
-    docs, _ = book
-    chapter = docs / "01-thing.md"
-    chapter.write_text(
-        chapter.read_text().replace("assert Thing(2).n == 2", "assert Thing(2).n == 3")
-    )
-    notebook = Notebook(chapter)
-    notebook.run(notebook.fences[0])
-    with pytest.raises(AssertionError):
-        notebook.run(notebook.fences[1])
-    assert notebook.failure.startswith("line 14: AssertionError")
 
 
 def test_fences_are_read_as_commonmark(book):

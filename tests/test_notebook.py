@@ -1,0 +1,221 @@
+"""The chapter runner: one notebook per chapter, checked outputs, one failure one message."""
+
+import textwrap
+
+import pytest
+
+from tools.notebook import Notebook, OutputMismatchError, cells, misplaced_outputs, updated_outputs
+from tools.tangle import ROOT, chapters
+
+pytest_plugins = ["pytester"]
+
+CHAPTER = """# A chapter
+
+Some prose.
+
+```python title="micrograd.py"
+class Thing:
+    def __init__(self, n):
+        self.n = n
+```
+
+An experiment between two pieces of one class:
+
+```python
+assert Thing(2).n == 2
+```
+
+```python title="micrograd.py"
+    def double(self):
+        return Thing(2 * self.n)
+```
+
+```python
+print(Thing(2).double().n)
+```
+
+```output
+4
+```
+"""
+
+
+@pytest.fixture
+def chapter(tmp_path):
+    path = tmp_path / "01-thing.md"
+    path.write_text(CHAPTER, encoding="utf-8")
+    return path
+
+
+def test_cells_pair_each_fence_with_the_output_block_below_it(chapter):
+    found = cells(chapter)
+    assert [c.line for c in found] == [6, 14, 18, 23]
+    assert [c.fence.is_engine for c in found] == [True, False, True, False]
+    assert [c.output.code if c.output else None for c in found] == [None, None, None, "4\n"]
+    assert misplaced_outputs(chapter) == []
+
+
+def test_output_block_separated_by_prose_is_misplaced(chapter):
+    chapter.write_text(CHAPTER.replace("```output", "It prints:\n\n```output"))
+    assert cells(chapter)[-1].output is None
+    assert misplaced_outputs(chapter) == [28]
+
+
+def test_notebook_runs_class_pieces_and_experiments_in_order(chapter):
+    notebook = Notebook(chapter)
+    notebook.run_until(len(notebook.cells))
+    assert notebook.failure is None
+    assert notebook.namespace["Thing"](5).double().n == 10
+    assert notebook.printed == {0: "", 1: "", 2: "", 3: "4\n"}
+
+
+def test_wrong_output_is_a_failure_with_a_diff(chapter):
+    chapter.write_text(CHAPTER.replace("```output\n4", "```output\n5"))
+    notebook = Notebook(chapter)
+    notebook.run_until(3)
+    with pytest.raises(OutputMismatchError) as caught:
+        notebook.run_next()
+    message = str(caught.value)
+    assert "01-thing.md:22: the fence printed something else" in message
+    assert "-5\n+4\n" in message and "--update-outputs" in message
+
+
+def test_printing_without_an_output_block_is_a_failure(chapter):
+    chapter.write_text(CHAPTER.replace("assert Thing(2).n == 2", "print('hidden')"))
+    notebook = Notebook(chapter)
+    notebook.run_next()
+    with pytest.raises(OutputMismatchError, match="no ```output block follows it"):
+        notebook.run_next()
+
+
+def test_first_failure_stops_the_chapter(chapter):
+    chapter.write_text(CHAPTER.replace("assert Thing(2).n == 2", "assert Thing(2).n == 3"))
+    notebook = Notebook(chapter)
+    notebook.run_until(len(notebook.cells))
+    assert notebook.next == 2  # the failing fence was the last to run
+    assert "01-thing.md:13: AssertionError" in notebook.failure
+
+
+def test_a_fence_that_does_not_compile_stops_the_chapter(chapter):
+    chapter.write_text(CHAPTER.replace("assert Thing(2).n == 2", "assert Thing(2).n =="))
+    notebook = Notebook(chapter)
+    notebook.run_until(len(notebook.cells))
+    assert notebook.next == 2
+    assert "SyntaxError" in notebook.failure
+
+
+def test_updated_outputs_replace_add_and_remove_blocks(chapter):
+    notebook = Notebook(chapter)
+    printed = {1: "two\n", 3: "8\n"}
+    new = updated_outputs(chapter, printed)
+    assert "```python\nassert Thing(2).n == 2\n```\n\n```output\ntwo\n```\n" in new
+    assert new.endswith("```python\nprint(Thing(2).double().n)\n```\n\n```output\n8\n```\n")
+    chapter.write_text(new)
+    assert updated_outputs(chapter, {3: ""}).endswith("print(Thing(2).double().n)\n```\n")
+    assert len(notebook.cells) == 4
+
+
+def run_chapter(pytester, text, *args):
+    """Run pytest on one chapter in a scratch folder, with this project's runner."""
+    pytester.makeconftest(
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+        "from tools.notebook import pytest_addoption, pytest_markdown_docs_markdown_it, "
+        "pytest_sessionfinish"
+    )
+    path = pytester.path / "chapter.md"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path, pytester.runpytest_subprocess(
+        "--markdown-docs", "-p", "no:cacheprovider", "-rs", *args
+    )
+
+
+STEPS = """
+    ```python
+    runs = []
+    ```
+
+    ```python
+    runs.append(1)
+    assert len(runs) == 1
+    ```
+
+    ```python
+    assert False, "the real failure"
+    ```
+
+    ```python
+    runs.append(3)
+    ```
+
+    ```python
+    assert runs == [1]
+    ```
+"""
+
+
+def test_one_failure_one_message_and_no_replay(pytester):
+    _, result = run_chapter(pytester, STEPS)
+    result.assert_outcomes(passed=2, failed=1, skipped=2)
+    result.stdout.fnmatch_lines(["*the real failure*", "*not run: an earlier fence failed*"])
+
+
+def test_a_fence_run_alone_runs_the_fences_above_it_once(pytester):
+    text = STEPS.replace('assert False, "the real failure"', "runs.append(2)").replace(
+        "assert runs == [1]", "assert runs == [1, 2, 3], runs"
+    )
+    _, result = run_chapter(pytester, text)
+    result.assert_outcomes(passed=5)
+    ids = pytester.runpytest_subprocess("--markdown-docs", "--collect-only", "-q").outlines
+    last = [line for line in ids if line.startswith("chapter.md::")][-1]
+    alone = pytester.runpytest_subprocess("--markdown-docs", "-p", "no:cacheprovider", last)
+    alone.assert_outcomes(passed=1)
+
+
+def test_a_type_error_is_reported_once_not_rerun(pytester):
+    # pytest-markdown-docs calls a runner again when it raises TypeError (its issue #69)
+    _, result = run_chapter(
+        pytester,
+        """
+        ```python
+        calls = []
+        ```
+
+        ```python
+        calls.append(1)
+        assert len(calls) == 1, "ran twice"
+        len(5)
+        ```
+        """,
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*TypeError: object of type 'int' has no len()*"])
+    assert "AssertionError: ran twice" not in result.stdout.str()
+
+
+def test_update_outputs_rewrites_the_chapter_only_when_asked(pytester):
+    text = """
+        ```python
+        print(6 * 7)
+        ```
+
+        ```output
+        41
+        ```
+        """
+    path, result = run_chapter(pytester, text)
+    result.assert_outcomes(failed=1)
+    assert "41" in path.read_text()  # nothing rewritten unasked
+    path, result = run_chapter(pytester, text, "--update-outputs")
+    assert "```output\n42\n```" in path.read_text()
+    _, result = run_chapter(pytester, path.read_text())
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("page", chapters(ROOT / "docs"), ids=lambda page: page.name)
+def test_every_output_block_sits_below_a_python_fence(page):
+    lines = misplaced_outputs(page)
+    assert not lines, (
+        f"{page.name}: ```output blocks at lines {lines} do not sit right below a python "
+        "fence (only blank lines may come between), so no fence's output is checked "
+        "against them"
+    )
