@@ -60,9 +60,7 @@ class Claim:
 
 def _claims_in(text: str, line: int) -> list[Claim]:
     found = []
-    text = _POWER.sub(
-        lambda m: f"{m[1] or 1}e{m[2]}", text
-    )  # 10^{-4} -> 1e-4 (then read as a number)
+    text = _POWER.sub(lambda m: f"{m[1] or 1}e{m[2]}", text)  # 10^{-4}: read as 1e-4
     skipped = [range(*m.span()) for m in _NOT_RESULTS.finditer(text)]
     for match in _NUMBER.finditer(text):
         if any(match.start() in span for span in skipped):
@@ -72,6 +70,8 @@ def _claims_in(text: str, line: int) -> list[Claim]:
             continue  # single digits are everywhere in prose: indices, counts in words
         value = float(digits + (match["fraction"] or "") + (match["exponent"] or ""))
         values = {value, value / 100} if match["percent"] else {value}
+        if match["exponent"]:  # 10^{400} overflows a float; code may write 10.0 ** 400
+            values.add(abs(float(match["exponent"][1:])))
         found.append(Claim(line, match[0].strip(), frozenset(values)))
     return found
 
@@ -144,10 +144,10 @@ def fence_values(page: Path) -> dict[int, dict[float, int]]:
 
 
 def nearest(value: float, values: dict[float, int], count: int = 3) -> str:
-    def distance(v: float) -> float:
-        if v == 0 or value == 0:
-            return abs(v - value) + 1e9
-        return abs(math.log(abs(v) / abs(value)))
+    def distance(v: float) -> float:  # how many times larger or smaller
+        if not (math.isfinite(v) and math.isfinite(value)) or v == 0 or value == 0:
+            return math.inf
+        return abs(math.log(abs(v)) - math.log(abs(value)))
 
     best = sorted(values, key=distance)[:count]
     return ", ".join(f"{v:.12g} (line {values[v]})" for v in best) or "none"

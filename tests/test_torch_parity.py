@@ -171,3 +171,58 @@ def test_mlp_training_step_matches_torch(activation, output_activation, nout, lo
     for k, (p, grad, (t, index)) in enumerate(zip(params, grads, t_params)):
         assert close(grad, t.grad[index].item()), f"parameter {k}: grad {grad} vs {t.grad[index]}"
         assert close(p.data, t[index].item()), f"parameter {k}: updated {p.data} vs {t[index]}"
+
+
+# What chapter 10 says PyTorch does, checked against the PyTorch installed here (the book
+# names the version these tests pin: the `torch` extra in pyproject.toml).
+
+
+def test_pytorch_version_is_the_one_the_book_names():
+    from tools.tangle import ROOT
+
+    version = torch.__version__.split("+")[0]
+    chapter = (ROOT / "docs" / "10-how-it-differs-from-pytorch.md").read_text(encoding="utf-8")
+    assert f"PyTorch {version}" in chapter, f"chapter 10 should name PyTorch {version}"
+
+
+def test_pytorch_refuses_a_saved_tensor_changed_in_place():
+    a = scalar(2.0, requires_grad=True)
+    b = a * 1.0  # not a leaf, so it may be changed in place
+    product = b * scalar(5.0, requires_grad=True)  # saves b for the backward pass
+    b.add_(1.0)  # bumps b's version counter
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        product.backward()
+
+
+def test_pytorch_frees_the_graph_unless_asked_to_retain_it():
+    x = scalar(3.0, requires_grad=True)
+    y = (x * x).tanh()
+    y.backward(retain_graph=True)
+    y.backward()  # the second time works because the first retained the graph
+    z = (x * x).tanh()
+    z.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        z.backward()
+
+
+def test_pytorch_can_differentiate_a_gradient_with_create_graph():
+    x = scalar(3.0, requires_grad=True)
+    (grad,) = torch.autograd.grad(x**3, x, create_graph=True)
+    assert grad.grad_fn is not None and float(grad) == 27.0  # 3x^2, itself a graph node
+    (second,) = torch.autograd.grad(grad, x)
+    assert float(second) == 18.0  # 6x
+
+
+def test_pytorch_views_share_memory_with_their_base():
+    base = torch.zeros(4, dtype=torch.float64)
+    view = base[1:3]
+    view.add_(1.0)
+    assert base.tolist() == [0.0, 1.0, 1.0, 0.0] and view._base is base
+
+
+def test_pytorch_reduces_a_broadcast_gradient_to_the_input_shape():
+    bias = torch.tensor([0.1, -0.2], dtype=torch.float64, requires_grad=True)
+    batch = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=torch.float64)
+    upstream = torch.tensor([[1.0, -1.0], [2.0, 0.5], [-4.0, 3.0]], dtype=torch.float64)
+    ((batch + bias) * upstream).sum().backward()
+    assert bias.grad.shape == bias.shape and bias.grad.tolist() == [-1.0, 2.5]
