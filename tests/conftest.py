@@ -12,10 +12,8 @@ import pytest
 from tools.tangle import ROOT
 
 
-@pytest.fixture(scope="session")
-def site_build(tmp_path_factory) -> subprocess.CompletedProcess:
-    """`mkdocs build --strict` into a temporary folder, run once per session."""
-    site = tmp_path_factory.mktemp("site")
+def build_site(site: Path) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` into ``site``; the result also carries ``.site``."""
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
@@ -26,6 +24,18 @@ def site_build(tmp_path_factory) -> subprocess.CompletedProcess:
     )
     result.site = site
     return result
+
+
+@pytest.fixture(scope="session")
+def site_builder():
+    """build_site itself, for a test that needs a build of its own."""
+    return build_site
+
+
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory) -> subprocess.CompletedProcess:
+    """The site, built once per session into a temporary folder."""
+    return build_site(tmp_path_factory.mktemp("site"))
 
 
 @pytest.fixture(scope="session")

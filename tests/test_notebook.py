@@ -110,8 +110,13 @@ def test_updated_outputs_replace_add_and_remove_blocks(chapter):
     new = updated_outputs(chapter, printed)
     assert "```python\nassert Thing(2).n == 2\n```\n\n```output\ntwo\n```\n" in new
     assert new.endswith("```python\nprint(Thing(2).double().n)\n```\n\n```output\n8\n```\n")
-    chapter.write_text(new)
-    assert updated_outputs(chapter, {3: ""}).endswith("print(Thing(2).double().n)\n```\n")
+    chapter.write_text(new + "\nProse after the block.\n")
+    assert updated_outputs(chapter, {3: "16\n"}).endswith(
+        "print(Thing(2).double().n)\n```\n\n```output\n16\n```\n\nProse after the block.\n"
+    )
+    assert updated_outputs(chapter, {3: ""}).endswith(
+        "print(Thing(2).double().n)\n```\n\nProse after the block.\n"
+    )
     assert len(notebook.cells) == 4
 
 
@@ -119,8 +124,8 @@ def run_chapter(pytester, text, *args):
     """Run pytest on one chapter in a scratch folder, with this project's runner."""
     pytester.makeconftest(
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        "from tools.notebook import pytest_addoption, pytest_markdown_docs_markdown_it, "
-        "pytest_sessionfinish"
+        "from tools.notebook import pytest_addoption, pytest_configure, "
+        "pytest_markdown_docs_markdown_it, pytest_sessionfinish"
     )
     path = pytester.path / "chapter.md"
     path.write_text(textwrap.dedent(text), encoding="utf-8")

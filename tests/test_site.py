@@ -259,3 +259,18 @@ def test_pictures_are_inline_svg_in_the_page_colours():
         assert not re.search(r'"(black|white|#000000|#ffffff)"', svg), "fixed page colours"
     with pytest.raises(ValueError, match="syntax error"):
         svg_from_dot("digraph {")
+
+
+def test_two_builds_give_byte_identical_pages(built_site, site_builder, tmp_path):
+    again = site_builder(tmp_path / "again")
+    assert again.returncode == 0, again.stdout + again.stderr
+    first = {p.relative_to(built_site): p for p in built_site.rglob("*.html")}
+    second = {p.relative_to(again.site): p for p in again.site.rglob("*.html")}
+    assert first.keys() == second.keys(), first.keys() ^ second.keys()
+    differ = [
+        str(name) for name, page in first.items() if page.read_bytes() != second[name].read_bytes()
+    ]
+    assert not differ, (
+        f"two builds in a row gave different HTML for {differ}: something the site shows "
+        "is not a function of the sources (a time, a random id, an unordered set?)"
+    )

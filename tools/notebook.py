@@ -102,8 +102,9 @@ class OutputMismatchError(AssertionError):
 class Notebook:
     """One chapter's namespace, and how far into the chapter it has run."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, check_outputs: bool = True):
         self.path = path
+        self.check_outputs = check_outputs  # False while --update-outputs rewrites them
         self.cells = cells(path)
         self.namespace = types.ModuleType("fence").__dict__
         self.engine = ""  # the engine fences run so far, padded to their own lines
@@ -135,7 +136,8 @@ class Notebook:
             with contextlib.redirect_stdout(printed):
                 exec(code, self.namespace)
             self.printed[index] = printed.getvalue()
-            self._check_output(cell, printed.getvalue())
+            if self.check_outputs:
+                self._check_output(cell, printed.getvalue())
         except BaseException as error:
             where = f"{_relative(self.path, ROOT)}:{cell.line - 1}"
             self.failure = f"{where}: {type(error).__name__}: {error}".split("\n")[0]
@@ -195,8 +197,8 @@ def updated_outputs(path: Path, printed: dict[int, str]) -> str:
         text = printed[index]
         block = [f"```{OUTPUT}\n", text if text.endswith("\n") else text + "\n", "```\n"]
         if cell.output is not None:  # replace from its opening to its closing backticks
-            start = cell.output.line - 2
-            stop = cell.output.line + cell.output.code.count("\n")
+            start = cell.output.line - 2  # its opening backticks, 0-based
+            stop = cell.output.line + cell.output.code.count("\n") - 1  # its closing ones
             if text:
                 lines[start : stop + 1] = block
             else:  # nothing printed: drop the block and the blank lines above it
@@ -214,8 +216,12 @@ def pytest_addoption(parser):
     )
 
 
+def pytest_configure(config):
+    chapter.check_outputs = not config.getoption("--update-outputs", default=False)
+
+
 def pytest_sessionfinish(session):
-    if not session.config.getoption("--update-outputs", default=False):
+    if chapter.check_outputs:
         return
     for path, book in chapter.notebooks.items():
         new = updated_outputs(path, book.printed)
@@ -227,6 +233,7 @@ def pytest_sessionfinish(session):
 @register_runner()
 class chapter(DefaultRunner):  # noqa: N801 (the runner's name is the class name)
     notebooks: ClassVar[dict[Path, Notebook]] = {}
+    check_outputs: ClassVar[bool] = True
 
     def runtest(self, test, args, **_):
         path = Path(test.source_path)
@@ -237,7 +244,7 @@ class chapter(DefaultRunner):  # noqa: N801 (the runner's name is the class name
                 raise book.error  # the plugin calls again after a TypeError: no rerun
             book = None  # a fence run again: start the chapter afresh
         if book is None:
-            book = self.notebooks[path] = Notebook(path)
+            book = self.notebooks[path] = Notebook(path, self.check_outputs)
         target = book.index_of(line)
         book.run_until(target)
         if book.failure:  # one failure, one message: the later fences are not run
