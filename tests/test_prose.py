@@ -35,7 +35,7 @@ NOT_RESULTS = [
     r"\b[Cc]hapters? \d+(?:(?:,| and| or) \d+)*",
     # "PyTorch 2.9", "Python 3.11", "JAX v0.6.2": versions of other software
     r"\b(?:Python|PyTorch|JAX|tinygrad|micrograd|pytest|Pyodide|Chromium|release)"
-    r"(?: v| version | )\d+(?:\.\d+)+",
+    r"(?: v| version | )\d+(?:\.\d+)+(?:(?:,| to| and| or|-|\u2013) ?\d+(?:\.\d+)+)*",
     r"\bv?\d+\.\d+\.\d+\b",  # any three-part version number
     r"(?<![\d,.])(?:19|20)\d\d(?![\d,.])",  # a year: "spring 2024", "(2020)"
     r"^\s*#*\s*\d+\.\s",  # the number of a numbered heading or list item, "# 10. Making..."

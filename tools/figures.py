@@ -1,0 +1,254 @@
+"""The book's figures: drawn by the engine from the chapters' own code, committed as SVG.
+
+A chapter shows a figure as a plain Markdown image, ``![text alternative](figures/NAME.svg)``,
+so that it appears on the site, in VS Code's preview and on GitHub alike. Each file in
+docs/figures/ is drawn by a function below from the namespace of its chapter, after the
+chapter's fences have run (the same notebook the tests run), so a figure shows what the
+chapter computes and cannot drift from it: tests/test_figures.py redraws every figure and
+fails if a committed file differs.
+
+    python tools/figures.py            redraw the figures whose files are missing or stale
+    python tools/figures.py --check    exit 1 and name the stale figures
+
+On the site, a hook (``on_page_content``, registered in mkdocs.yml) puts each figure's SVG
+into the page itself, so that its lines and text take the page's colour in light and dark
+mode; as a file, the SVG carries its own colours for a light or dark reader.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tools import pictures  # noqa: E402 (after the path is set, when run as a script)
+
+FOLDER = ROOT / "docs" / "figures"
+# As a standalone file (GitHub, VS Code), the drawing's "current colour" is this, or the
+# other in a dark scheme; inside a page, the page's text colour.
+STANDALONE_STYLE = (
+    "<style>svg.picture{color:#1f2328}"
+    "@media (prefers-color-scheme: dark){svg.picture{color:#e6edf3}}</style>"
+)
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str  # the file is docs/figures/<name>.svg
+    chapter: str  # the chapter whose namespace it is drawn from, e.g. "03-backward.md"
+    draw: Callable[[dict], str]  # namespace -> inline SVG (tools.pictures)
+
+    @property
+    def path(self) -> Path:
+        return FOLDER / f"{self.name}.svg"
+
+
+FIGURES: dict[str, Figure] = {}
+
+
+def figure(chapter: str, name: str):
+    """Register ``draw(namespace) -> svg`` as the figure ``name`` of ``chapter``."""
+
+    def register(draw):
+        FIGURES[name] = Figure(name, chapter, draw)
+        return draw
+
+    return register
+
+
+def standalone(svg: str) -> str:
+    """The SVG as a file: with an XML namespace and its own colours."""
+    svg = svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1)
+    if 'xmlns="http://www.w3.org/2000/svg" xmlns="http://www.w3.org/2000/svg"' in svg:
+        svg = svg.replace(' xmlns="http://www.w3.org/2000/svg"', "", 1)
+    head_end = svg.index(">") + 1
+    return svg[:head_end] + STANDALONE_STYLE + svg[head_end:] + "\n"
+
+
+def inline(svg_file: str, alt: str) -> str:
+    """A figure file as an element of a page: the page's colours, and its text alternative."""
+    svg = svg_file.strip().replace(STANDALONE_STYLE, "", 1)
+    label = html.escape(alt, quote=True)
+    return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
+
+
+# --- the site hook -----------------------------------------------------------------------
+
+_IMG = re.compile(r'<img alt="(?P<alt>[^"]*)" src="(?P<src>(?:\.\./)*figures/[\w-]+\.svg)" />')
+
+
+def on_page_content(html_text, page, config, **_):
+    """Put each figure's SVG into the page, in place of its <img>."""
+
+    def to_svg(match: re.Match) -> str:
+        name = Path(match["src"]).name
+        svg = (Path(config["docs_dir"]) / "figures" / name).read_text(encoding="utf-8")
+        return inline(svg, html.unescape(match["alt"]))
+
+    return _IMG.sub(to_svg, html_text)
+
+
+# --- drawing -----------------------------------------------------------------------------
+
+
+def graph(root, names, *, locals_=None) -> str:
+    """graph_dot of ``root`` as SVG; ``locals_`` restores spent local derivatives for it."""
+    from micrograd import graph_dot
+
+    spent = {node: node._local for node in root.topo()}
+    try:
+        for node, local in (locals_ or {}).items():
+            node._local = local
+        return pictures.svg_from_dot(graph_dot(root, names))
+    finally:
+        for node, local in spent.items():
+            node._local = local
+
+
+def saved_locals(root) -> dict:
+    """Each node's local derivatives, before backward() spends them."""
+    return {node: node._local for node in root.topo()}
+
+
+def _diamond(x_value=3.0):
+    from micrograd import Value
+
+    x = Value(x_value)
+    a = x * x
+    b, c = 2 * a, 3 * a
+    return {"x": x, "a": a, "b": b, "c": c, "L": b + c}
+
+
+def _names(nodes: dict) -> dict:
+    return {node: name for name, node in nodes.items()}
+
+
+@figure("01-what-autograd-records.md", "01-diamond")
+def chain_rule_by_hand(ns):
+    """Chapter 1's hand computation: values in the boxes, local derivatives on the arrows."""
+    g = {k: f"{ns[k]:g}" for k in ("x", "a", "b", "c", "L", "dL_da", "dL_dx", "da_dx")}
+    dot = f"""digraph chain_rule {{
+  rankdir=LR;
+  node [shape=box, style=rounded];
+  x [label="x = {g["x"]}\\ndL/dx = {g["dL_dx"]}"];
+  a [label="a = x·x = {g["a"]}\\ndL/da = {g["dL_da"]}"];
+  b [label="b = 2a = {g["b"]}\\ndL/db = 1"];
+  c [label="c = 3a = {g["c"]}\\ndL/dc = 1"];
+  L [label="L = b + c = {g["L"]}"];
+  x -> a [label="da/dx = 2x = {g["da_dx"]}"];
+  a -> b [label="db/da = 2"];
+  a -> c [label="dc/da = 3"];
+  b -> L [label="dL/db = 1"];
+  c -> L [label="dL/dc = 1"];
+}}"""
+    return pictures.svg_from_dot(dot)
+
+
+@figure("02-the-value-atom.md", "02-square")
+def square_pushed(ns):
+    from micrograd import Value
+
+    x = Value(3.0)
+    square = x * x
+    ns["push"](square)  # the chapter's own helper: seed 1 and push one step
+    return graph(square, {x: "x", square: "x * x"})
+
+
+def node_consumers(names: dict) -> list:
+    """The nodes named b and c: the two consumers of a in the diamond."""
+    return [node for node, name in names.items() if name in ("b", "c")]
+
+
+@figure("03-backward.md", "03-careless-walk")
+def careless_walk(ns):
+    """The diamond three times: each node numbered in the order a walk released it."""
+    runs = []
+    for title, walk in [
+        ("careless, b first", lambda root: ns["careless_backward"](root)),
+        ("careless, c first", lambda root: ns["careless_backward"](root, False)),
+        ("reverse topological order", lambda root: (root.backward(), root.topo()[::-1])[1]),
+    ]:
+        x, a, root = ns["diamond"]()
+        names = {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
+        order = [node for node in walk(root) if node in names]
+        runs.append((title, x.grad, names, order))
+    lines = ["digraph walks {", "  rankdir=TB;", "  node [shape=box];"]
+    for k, (title, result, names, order) in enumerate(runs):
+        lines += [f"  subgraph cluster_{k} {{", f'    label="{title}\\nx.grad = {result:g}";']
+        step = {node: i + 1 for i, node in enumerate(order)}
+        for node, name in names.items():
+            early = name == "a" and step[node] < max(step[c] for c in node_consumers(names))
+            mark = ", penwidth=2.5" if early else ""
+            note = " (too early)" if early else ""
+            lines.append(f'    {name}{k} [label="{name}: released {step[node]}{note}"{mark}];')
+        lines += [
+            f"    x{k} -> a{k}; x{k} -> a{k}; a{k} -> b{k}; a{k} -> c{k};",
+            f"    b{k} -> L{k}; c{k} -> L{k};",
+            "  }",
+        ]
+    return pictures.svg_from_dot("\n".join([*lines, "}"]))
+
+
+@figure("07-drawing-the-graph.md", "07-diamond")
+def graph_dot_of_the_diamond(ns):
+    nodes = _diamond()
+    local = saved_locals(nodes["L"])
+    nodes["L"].backward()
+    return graph(nodes["L"], _names(nodes), locals_=local)
+
+
+# --- the command -------------------------------------------------------------------------
+
+
+def namespaces(chapters: set[str]) -> dict[str, dict]:
+    """Run each chapter as the tests do and return its namespace."""
+    from tools.notebook import Notebook
+
+    found = {}
+    for name in sorted(chapters):
+        book = Notebook(ROOT / "docs" / name)
+        book.run_until(len(book.cells))
+        if book.failure:
+            raise RuntimeError(f"cannot draw the figures of {name}: {book.failure}")
+        found[name] = book.namespace
+    return found
+
+
+def drawn(names: list[str] | None = None, spaces: dict[str, dict] | None = None) -> dict:
+    """name -> the text its file should hold, for the given figures (default: all)."""
+    figures = [FIGURES[n] for n in (names or FIGURES)]
+    spaces = spaces or namespaces({f.chapter for f in figures})
+    return {f.name: standalone(f.draw(spaces[f.chapter])) for f in figures}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only check; exit 1 if stale")
+    args = parser.parse_args(argv)
+    stale = []
+    for name, text in drawn().items():
+        path = FIGURES[name].path
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            stale.append(path)
+            if not args.check:
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(text, encoding="utf-8", newline="\n")
+                print(f"figures: drew {path.relative_to(ROOT)}")
+    if args.check and stale:
+        print("figures: stale: " + ", ".join(str(p.relative_to(ROOT)) for p in stale))
+        return 1
+    if not stale:
+        print("figures: all up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
