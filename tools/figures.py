@@ -197,6 +197,90 @@ def careless_walk(ns):
     return pictures.svg_from_dot("\n".join([*lines, "}"]))
 
 
+@figure("04-a-scalar-neuron.md", "04-neuron")
+def scalar_neuron(ns):
+    from micrograd import Value
+
+    w, x, b, y = (Value(ns["at"][name]) for name in "wxby")  # the chapter's fixture
+    prediction = w * x + b
+    residual = prediction - y
+    loss = residual**2
+    local = saved_locals(loss)
+    loss.backward()
+    names = {w: "w", x: "x", b: "b", y: "y", prediction: "p", residual: "r", loss: "L"}
+    return graph(loss, names, locals_=local)
+
+
+def side_by_side(graphs: list[tuple[str, str]], rankdir: str = "LR") -> str:
+    """One DOT graph holding several graph_dot texts, each in a titled box of its own."""
+    lines = ["digraph figure {", f"  rankdir={rankdir};", "  node [shape=box];"]
+    for k, (title, dot_text) in enumerate(graphs):
+        body = dot_text.splitlines()[3:-1]  # graph_dot's own header and closing brace off
+        lines += [f"  subgraph cluster_{k} {{", f'    label="{title}";']
+        lines += ["  " + re.sub(r"\bn(\d+)\b", rf"g{k}n\1", line) for line in body]
+        lines.append("  }")
+    return "\n".join([*lines, "}"])
+
+
+def structure_dot(root, names: dict) -> str:
+    """The shape of the graph under root: one small box per node (its name or operation)."""
+    order = root.topo()
+    number = {node: i for i, node in enumerate(order)}
+    lines = ["digraph structure {", "  rankdir=LR;", "  node [shape=box];"]
+    for node in order:
+        label = names.get(node) or (f"{node.data:g}" if node._op == "const" else node._op)
+        style = ", style=dashed" if node._op == "const" else ""
+        lines.append(f'  n{number[node]} [label="{label}"{style}];')
+        lines += [f"  n{number[operand]} -> n{number[node]};" for operand in node._prev]
+    return "\n".join([*lines, "}"])
+
+
+@figure("05-neuron-layer-mlp.md", "05-dot")
+def one_node_per_neuron(ns):
+    w, x, b = ns["w"], ns["x"], ns["b"]
+    names = {b: "b", **{v: f"w{i}" for i, v in enumerate(w)}}
+    names |= {v: f"x{i}" for i, v in enumerate(x)}
+    fused = structure_dot(ns["fused"], {**names, ns["fused"]: "dot"})
+    long_way = structure_dot(ns["long_way"], names)
+    return pictures.svg_from_dot(
+        side_by_side(
+            [
+                (f"one dot node: {len(ns['fused'].topo())} nodes", fused),
+                (f"the long way: {len(ns['long_way'].topo())} nodes", long_way),
+            ],
+            rankdir="TB",
+        )
+    )
+
+
+@figure("05-neuron-layer-mlp.md", "05-loss")
+def four_point_loss(ns):
+    return pictures.line_plot_svg(
+        {"sum of squared errors": ns["losses"]}, name="05-loss", ylabel="loss", logy=True
+    )
+
+
+@figure("06-softmax-cross-entropy.md", "06-softmax")
+def probabilities_and_gradients(ns):
+    p, grads = ns["p"], [v.grad for v in ns["logits"]]
+
+    def draw(ax):
+        where = range(len(p))
+        ax.bar([i - 0.2 for i in where], p, width=0.4, label="probability p", color="C0")
+        ax.bar([i + 0.2 for i in where], grads, width=0.4, label="gradient", color="C1")
+        ax.axhline(0, color=pictures.TEXT_COLOUR, linewidth=0.8)
+        ax.set_xticks(
+            list(where),
+            [
+                f"logit {v:g}" + (" (target)" if i == ns["target"] else "")
+                for i, v in enumerate(ns["values"])
+            ],
+        )
+        ax.legend()
+
+    return pictures.plot_svg(draw, name="06-softmax", size=(6.0, 3.2))
+
+
 @figure("07-drawing-the-graph.md", "07-diamond")
 def graph_dot_of_the_diamond(ns):
     nodes = _diamond()

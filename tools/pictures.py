@@ -41,7 +41,6 @@ They scale down to fit the text column.
 
 from __future__ import annotations
 
-import itertools
 import re
 import shutil
 import subprocess
@@ -52,7 +51,7 @@ from pathlib import Path
 
 FONT = "Helvetica"  # graphviz-pure measures it like Arial; browsers map it to Liberation Sans
 _SENTINEL = "#010203"  # matplotlib's "black", replaced by the page's text colour
-_figures = itertools.count()
+TEXT_COLOUR = _SENTINEL  # for lines drawn by hand that should take the text colour
 
 
 def _graphviz() -> str:
@@ -93,15 +92,17 @@ def svg_from_dot(dot_text: str) -> str:
     return _inline(svg)
 
 
-def plot_svg(draw: Callable, *, size: tuple[float, float] = (6.0, 3.5)) -> str:
-    """Whatever ``draw(ax)`` draws on a fresh matplotlib Axes, as inline SVG."""
+def plot_svg(draw: Callable, *, name: str, size: tuple[float, float] = (6.0, 3.5)) -> str:
+    """Whatever ``draw(ax)`` draws on a fresh matplotlib Axes, as inline SVG.
+
+    ``name`` makes the SVG's internal ids unique on a page and the same on every run."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
 
     style = {
-        "svg.hashsalt": f"picture-{next(_figures)}",  # stable, distinct ids
+        "svg.hashsalt": name,  # ids stable from run to run, distinct between figures
         "svg.fonttype": "path",  # text as outlines: looks the same without the font
         "text.color": _SENTINEL,
         "axes.labelcolor": _SENTINEL,
@@ -133,6 +134,7 @@ def plot_svg(draw: Callable, *, size: tuple[float, float] = (6.0, 3.5)) -> str:
 def line_plot_svg(
     curves: Mapping[str, Sequence[float]],
     *,
+    name: str,
     xlabel: str = "step",
     ylabel: str = "",
     logy: bool = False,
@@ -149,7 +151,7 @@ def line_plot_svg(
         if len(curves) > 1:
             ax.legend()
 
-    return plot_svg(draw)
+    return plot_svg(draw, name=name)
 
 
 def _span(values: Sequence[float], steps: int) -> list[float]:
@@ -160,23 +162,46 @@ def _span(values: Sequence[float], steps: int) -> list[float]:
 
 
 def scatter_svg(
-    points: Sequence[Sequence[float]],
-    labels: Sequence[float],
+    groups: Mapping[str, tuple[Sequence[Sequence[float]], Sequence[float]]],
     *,
+    name: str,
     boundary: Callable[[float, float], float] | None = None,
     resolution: int = 60,
+    labels: tuple[str, str] = ("negative", "positive"),
 ) -> str:
-    """2-D points coloured by label, over a classifier's regions if ``boundary`` is given."""
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    """2-D points coloured by label, one marker per group, over a classifier's regions.
+
+    ``groups`` maps a group's name (say "training", "held out") to its points and their
+    labels (positive or not); the first group is drawn filled, the others hollow. With
+    ``boundary``, a function ``(x, y) -> score``, the regions where the score is positive
+    or negative are shaded on a ``resolution`` x ``resolution`` grid and the line where it
+    is zero is drawn: a classifier's decision boundary.
+    """
+    everything = [point for points, _ in groups.values() for point in points]
+    xs, ys = [p[0] for p in everything], [p[1] for p in everything]
 
     def draw(ax):
         if boundary is not None:
             gx, gy = _span(xs, resolution), _span(ys, resolution)
             scores = [[boundary(x, y) for x in gx] for y in gy]
             ax.contourf(gx, gy, scores, levels=[-1e300, 0, 1e300], colors=["C0", "C1"], alpha=0.2)
-            ax.contour(gx, gy, scores, levels=[0], colors=["C7"], linewidths=1)
-        colours = ["C1" if label > 0 else "C0" for label in labels]
-        ax.scatter(xs, ys, c=colours, s=14, edgecolors="none")
+            ax.contour(gx, gy, scores, levels=[0], colors=["C7"], linewidths=1.5)
+        for k, (group, (points, marks)) in enumerate(groups.items()):
+            for colour, positive, label in (("C0", False, labels[0]), ("C1", True, labels[1])):
+                chosen = [p for p, m in zip(points, marks) if (m > 0) == positive]
+                style = {"c": colour} if k == 0 else {"facecolors": "none", "edgecolors": colour}
+                ax.scatter(
+                    [p[0] for p in chosen],
+                    [p[1] for p in chosen],
+                    s=18,
+                    marker="o" if k == 0 else "D",
+                    label=f"{label}, {group}",
+                    linewidths=0 if k == 0 else 1.2,
+                    **style,
+                )
+        ax.set_xlabel("first coordinate")
+        ax.set_ylabel("second coordinate")
         ax.set_aspect("equal", adjustable="box")
+        ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
 
-    return plot_svg(draw, size=(5.0, 4.0))
+    return plot_svg(draw, name=name, size=(8.0, 4.0))
