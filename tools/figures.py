@@ -229,6 +229,7 @@ def structure_dot(root, names: dict) -> str:
     lines = ["digraph structure {", "  rankdir=LR;", "  node [shape=box];"]
     for node in order:
         label = names.get(node) or (f"{node.data:g}" if node._op == "const" else node._op)
+        label = label or "leaf"
         style = ", style=dashed" if node._op == "const" else ""
         lines.append(f'  n{number[node]} [label="{label}"{style}];')
         lines += [f"  n{number[operand]} -> n{number[node]};" for operand in node._prev]
@@ -287,6 +288,34 @@ def graph_dot_of_the_diamond(ns):
     local = saved_locals(nodes["L"])
     nodes["L"].backward()
     return graph(nodes["L"], _names(nodes), locals_=local)
+
+
+@figure("08-failure-cases.md", "08-cut")
+def the_cut_graph(ns):
+    cut, intact = ns["cut"], ns["intact"]
+    return pictures.svg_from_dot(
+        side_by_side(
+            [
+                (f"built on a copied number: {len(cut.topo())} nodes", structure_dot(cut, {})),
+                (f"built on the prediction: {len(intact.topo())} nodes", structure_dot(intact, {})),
+            ],
+            rankdir="TB",
+        )
+    )
+
+
+@figure("08-failure-cases.md", "08-kept")
+def nodes_kept_alive(ns):
+    kept = ns["train_and_log"](keep_values=True)
+    alive, counts = set(), []
+    for loss in kept:
+        alive.update(loss.topo())
+        counts.append(len(alive))
+    return pictures.line_plot_svg(
+        {"logging loss (the Value)": counts, "logging loss.data": [0] * len(counts)},
+        name="08-kept",
+        ylabel="nodes kept alive",
+    )
 
 
 # --- the command -------------------------------------------------------------------------

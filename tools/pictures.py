@@ -146,6 +146,7 @@ def line_plot_svg(
             ax.plot(range(len(ys)), ys, label=name)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
+        ax.xaxis.get_major_locator().set_params(integer=True)
         if logy:
             ax.set_yscale("log")
         if len(curves) > 1:
