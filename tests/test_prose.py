@@ -33,6 +33,7 @@ PAGES = chapters(ROOT / "docs")
 NOT_RESULTS = [
     # "chapter 12", "chapters 2 and 5", "Chapter 10": pointers into the book, not values
     r"\b[Cc]hapters? \d+(?:(?:,| and| or) \d+)*",
+    r"\b[Ff]igures? \d+",  # "Figure 11": a figure's number, like a chapter's
     # "PyTorch 2.9", "Python 3.11", "JAX v0.6.2": versions of other software
     r"\b(?:Python|PyTorch|JAX|tinygrad|micrograd|pytest|Pyodide|Chromium|release)"
     r"(?: v| version | )\d+(?:\.\d+)+(?:(?:,| to| and| or|-|\u2013) ?\d+(?:\.\d+)+)*",

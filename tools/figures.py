@@ -318,6 +318,35 @@ def nodes_kept_alive(ns):
     )
 
 
+MOONS = ("outer moon", "inner moon")
+
+
+@figure("09-two-moons.md", "09-data")
+def the_two_moons(ns):
+    groups = {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
+    return pictures.scatter_svg(groups, name="09-data", labels=MOONS)
+
+
+@figure("09-two-moons.md", "09-training")
+def training_curves(ns):
+    return pictures.line_plot_svg(
+        {"loss": ns["losses"], "training accuracy": ns["accuracies"]}, name="09-training"
+    )
+
+
+@figure("09-two-moons.md", "09-boundary")
+def decision_boundary(ns):
+    model = ns["model"]
+    groups = {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
+    return pictures.scatter_svg(
+        groups,
+        name="09-boundary",
+        labels=MOONS,
+        boundary=lambda x, y: model([x, y]).data,
+        resolution=50,
+    )
+
+
 # --- the command -------------------------------------------------------------------------
 
 
