@@ -347,6 +347,59 @@ def decision_boundary(ns):
     )
 
 
+@figure("12-forward-and-reverse-mode.md", "12-sweeps")
+def forward_and_reverse_sweeps(ns):
+    """The graph of f twice: tangents pushed forward from x1, cotangents pulled back from f1."""
+    from micrograd import Value
+
+    dual, point = ns["Dual"], ns["point"]
+
+    def trace(x1, x2, x3):  # f of the chapter, with its intermediates named
+        s = x1 * x2
+        t = x3.tanh()
+        p = s * x3
+        return {"x1": x1, "x2": x2, "x3": x3, "s": s, "t": t, "p": p, "f1": s + t, "f2": p.exp()}
+
+    ahead = trace(*(dual(v, 1.0 if k == 0 else 0.0) for k, v in enumerate(point)))
+    back = trace(*(Value(v) for v in point))
+    back["f1"].backward()
+    edges = [
+        ("x1", "s"),
+        ("x2", "s"),
+        ("x3", "t"),
+        ("s", "p"),
+        ("x3", "p"),
+        ("s", "f1"),
+        ("t", "f1"),
+        ("p", "f2"),
+    ]
+    names = {
+        "s": "s = x1 x2",
+        "t": "t = tanh x3",
+        "p": "p = s x3",
+        "f1": "f1 = s + t",
+        "f2": "f2 = exp p",
+    }
+    lines = ["digraph sweeps {", "  rankdir=LR;", "  node [shape=box];"]
+    sweeps = [  # graphviz stacks the boxes bottom up: reverse first puts forward on top
+        ("reverse: cotangents, seeded on f1 (1 of 2 passes)", back, "cotangent", "back"),
+        ("forward: tangents, seeded on x1 (1 of 3 passes)", ahead, "tangent", "forward"),
+    ]
+    for k, (title, nodes, kind, direction) in enumerate(sweeps):
+        lines += [f"  subgraph cluster_{k} {{", f'    label="{title}";']
+        for name, node in nodes.items():
+            number, carried = (
+                (node.value, node.tangent) if kind == "tangent" else (node.data, node.grad)
+            )
+            lines.append(
+                f'    {name}{k} [label="{names.get(name, name)}\\nvalue {number:.3g}\\n'
+                f'{kind} {carried:.3g}"];'
+            )
+        lines += [f"    {a}{k} -> {b}{k} [dir={direction}];" for a, b in edges]
+        lines.append("  }")
+    return pictures.svg_from_dot("\n".join([*lines, "}"]))
+
+
 # --- the command -------------------------------------------------------------------------
 
 
