@@ -1,6 +1,6 @@
 """Benchmark our engine against the original micrograd and PyTorch, side by side.
 
-    python benchmarks/bench.py            the full run (a few minutes)
+    python benchmarks/bench.py            the full run (a few minutes); writes results.json
     python benchmarks/bench.py --quick    smaller sizes, for a check that it all works
 
 Run it with the project's environment (.venv, plus the `torch` extra for the PyTorch
@@ -13,16 +13,26 @@ per graph node ("torch scalar") and PyTorch with matrices ("torch batched") in t
 current interpreter's environment. Timed runs are interleaved, one engine after the
 other, round after round, so that whatever else the machine is doing slows every engine
 alike; the table shows medians. The garbage collector stays on everywhere.
+
+A last worker runs the code of the appendix "Making it fast" (docs/appendix-making-it-fast.md),
+exactly as the tests run it, and times each of its engine variants. The full run saves
+everything, with the machine, Python version and date, in benchmarks/results.json, which
+the appendix reads: the book quotes measured times from that file, never from a run of
+its own.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import datetime
 import gc
 import itertools
 import json
 import math
 import os
+import platform
+import pstats
 import random
 import statistics
 import subprocess
@@ -36,6 +46,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 ORIGINAL_VENV = HERE / ".venv-original"
 ORIGINAL_PACKAGE = "micrograd==0.1.0"
+APPENDIX = ROOT / "docs" / "appendix-making-it-fast.md"
+RESULTS = HERE / "results.json"
 SIZES = (2, 16, 16, 1)  # MLP(2, [16, 16, 1]): ReLU hidden layers, a linear output
 ALPHA = 1e-4  # L2 regularisation, as in the original's demo
 
@@ -379,6 +391,78 @@ class Worker:
         return {"bytes": after - before}
 
 
+def appendix_namespace() -> dict:
+    """The appendix's code, run as the tests run it, up to the fence that reads the results."""
+    sys.path.insert(0, str(ROOT))
+    from tools.notebook import Notebook
+
+    book = Notebook(APPENDIX)
+    reads = [i for i, cell in enumerate(book.cells) if "RESULTS" in cell.fence.code]
+    if not reads:
+        raise RuntimeError(f"{APPENDIX.name}: no fence reads RESULTS (benchmarks/results.json)")
+    book.run_until(reads[0])
+    if book.failure:
+        raise RuntimeError(f"the appendix's code failed: {book.failure}")
+    return book.namespace
+
+
+def measure_variants(rounds: int) -> dict:
+    """Time each variant of the appendix, taking turns; count what the appendix counts."""
+    ns = appendix_namespace()
+    step, models = ns["step"], {name: make() for name, make in ns["VARIANTS"].items()}
+    naive = models["naive"]
+    step(naive)  # warm up
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(3):
+        step(naive)
+    profiler.disable()
+    stats = pstats.Stats(profiler).stats
+    own = {key[2]: value[2] for key, value in stats.items() if key[0] == ns["CHAPTER"]}
+    building = ("__init__", "_wrap", "__add__", "__mul__", "relu")
+    share = sum(own.get(name, 0.0) for name in building) / sum(v[2] for v in stats.values())
+
+    seconds = {name: [] for name in models}
+    in_gc = {name: 0.0 for name in models}
+    timing = {"variant": None, "since": 0.0}  # which variant's step is being timed
+
+    def clock(phase, info):  # a gc.callbacks hook: time spent inside the collector
+        if timing["variant"] is None:
+            return
+        if phase == "start":
+            timing["since"] = time.perf_counter()
+        else:
+            in_gc[timing["variant"]] += time.perf_counter() - timing["since"]
+
+    for model in models.values():
+        step(model)  # warm up
+    gc.callbacks.append(clock)
+    try:
+        for _ in range(rounds):
+            for name, model in models.items():
+                gc.collect()  # untimed: no variant pays for another's garbage
+                timing["variant"], start = name, time.perf_counter()
+                step(model)
+                seconds[name].append(time.perf_counter() - start)
+                timing["variant"] = None
+    finally:
+        gc.callbacks.remove(clock)
+    variants = {}
+    for name, model in models.items():
+        young, middle, _ = ns["collections_per_step"](model)
+        variants[name] = {
+            "ms per step": round(statistics.median(seconds[name]) * 1000, 2),
+            "collector share": round(in_gc[name] / sum(seconds[name]), 3),
+            "nodes": ns["graph_size"](ns["loss_of"](model))[0],
+            "tracked per node": round(ns["tracked_per_node"](model), 1),
+            "young collections": round(young, 1),
+            "middle collections": round(middle, 1),
+            "bytes per node": round(ns["bytes_per_node"](model)),
+            "garbage": ns["left_for_the_collector"](model),
+        }
+    return {"naive profile": {"node-building share": round(share, 3)}, "variants": variants}
+
+
 def serve(engine: str) -> None:
     """Worker main loop: answer commands from stdin until it closes."""
     worker = Worker(engine)
@@ -467,9 +551,19 @@ def main(argv=None) -> int:
     parser.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="small sizes, a smoke test")
     parser.add_argument("--rounds", type=int, default=None, help="timed steps per engine")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help=f"where to save the results (default: {RESULTS.relative_to(ROOT)}, full runs only)",
+    )
+    parser.add_argument("--variants-worker", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         serve(args.worker)
+        return 0
+    if args.variants_worker:
+        print(json.dumps(measure_variants(args.variants_worker)))
         return 0
 
     quick = args.quick
@@ -491,10 +585,41 @@ def main(argv=None) -> int:
             reply = w.call("setup", params=params, points=points, labels=labels)
             if "error" in reply:
                 raise RuntimeError(f"{w.engine}: {reply['error']}")
-        return report(workers, rounds, demo_steps, chain_nodes, bytes_nodes, len(params))
+        status, results = report(workers, rounds, demo_steps, chain_nodes, bytes_nodes, len(params))
     finally:
         for w in workers.values():
             w.close()
+    log("the appendix's variants")
+    variants = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--variants-worker", str(3 * rounds)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    results |= json.loads(variants.stdout)
+    output = args.output or (None if quick else RESULTS)
+    if output:
+        saved = {"measured_on": measured_on(), **results}
+        output.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8", newline="\n")
+        log(f"saved the results in {output}")
+    return status
+
+
+def measured_on() -> dict:
+    """Where and when the results were measured."""
+    cpu = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        names = [line for line in cpuinfo.read_text().splitlines() if line.startswith("model name")]
+        cpu = names[0].split(":", 1)[1].strip() if names else cpu
+    return {
+        "date": datetime.date.today().isoformat(),
+        "python": platform.python_version(),
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores",
+        "cpu": cpu,
+        "command": "python benchmarks/bench.py",
+    }
 
 
 def log(message: str) -> None:
@@ -634,7 +759,23 @@ def report(workers, rounds, demo_steps, chain_nodes, bytes_nodes, n_params) -> i
     print(f"  <= 250 bytes per node:              {ours['bytes']:.0f}  {_ok(ours['bytes'] <= 250)}")
     chain_ok = ours.get("chain") is not None
     print(f"  {chain_nodes:,}-node chain works:         {_ok(chain_ok)}")
-    return 0 if ours_ok else 1
+    saved = {
+        "engines": {n: {k: _rounded(v) for k, v in results[n].items()} for n in names},
+        "agreement": {
+            "max loss difference": max(line[2] for line in lines if line[0] == "ours"),
+            "max gradient difference": max(line[3] for line in lines if line[0] == "ours"),
+            "demo": {
+                n: {"loss": demos[n]["loss"], "accuracy": demos[n]["accuracy"]} for n in names
+            },
+        },
+        "notes": notes,
+        "sizes": {"rounds": rounds, "demo steps": demo_steps, "chain nodes": chain_nodes},
+    }
+    return (0 if ours_ok else 1), saved
+
+
+def _rounded(value):
+    return None if value is None else float(f"{value:.4g}")
 
 
 def _ok(flag: bool) -> str:

@@ -32,11 +32,11 @@ PAGES = chapters(ROOT / "docs")
 # Numbers in prose that are not results of the chapter's code, and why.
 NOT_RESULTS = [
     # "chapter 12", "chapters 2 and 5", "Chapter 10": pointers into the book, not values
-    r"\b[Cc]hapters? \d+(?:(?:,| and| or) \d+)*",
-    r"\b[Ff]igures? \d+",  # "Figure 11": a figure's number, like a chapter's
+    r"\b[Cc]hapters?\s+\d+(?:(?:,|\s+and|\s+or)\s+\d+)*",
+    r"\b[Ff]igures?\s+\d+",  # "Figure 11": a figure's number, like a chapter's
     # "PyTorch 2.9", "Python 3.11", "JAX v0.6.2": versions of other software
     r"\b(?:Python|PyTorch|JAX|tinygrad|micrograd|pytest|Pyodide|Chromium|release)"
-    r"(?: v| version | )\d+(?:\.\d+)+(?:(?:,| to| and| or|-|\u2013) ?\d+(?:\.\d+)+)*",
+    r"(?:\s+v|\s+version\s+|\s+)\d+(?:\.\d+)+(?:(?:,|\s+to|\s+and|\s+or|-|\u2013)\s*\d+(?:\.\d+)+)*",
     r"\bv?\d+\.\d+\.\d+\b",  # any three-part version number
     r"(?<![\d,.])(?:19|20)\d\d(?![\d,.])",  # a year: "spring 2024", "(2020)"
     r"^\s*#*\s*\d+\.\s",  # the number of a numbered heading or list item, "# 10. Making..."
@@ -46,7 +46,7 @@ _NOT_RESULTS = re.compile("|".join(f"(?:{p})" for p in NOT_RESULTS), re.M)
 # A number as prose writes it: 1,000,002 or 0.109 or 1e-12 or 99 %; signs are ignored.
 _NUMBER = re.compile(
     r"(?<![\w.^_{])(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?P<fraction>\.\d+)?"
-    r"(?P<exponent>[eE][-+]?\d+)?(?P<percent>\s?%)?(?![\w])"
+    r"(?P<exponent>[eE][-+]?\d+)?(?P<percent>\s?%)?x?(?![\w])"  # 3.4x: 3.4 times
 )
 # Powers of ten in math: 2 \times 10^{-6}, 10^{-4}, 10^6
 _POWER = re.compile(r"(?:(\d+(?:\.\d+)?)\s*\\times\s*)?10\^\{?(-?\d+)\}?")
@@ -60,6 +60,7 @@ class Claim:
 
 
 def _claims_in(text: str, line: int) -> list[Claim]:
+    """The numbers in ``text`` (which may span lines), ``line`` being its first line."""
     found = []
     text = _POWER.sub(lambda m: f"{m[1] or 1}e{m[2]}", text)  # 10^{-4}: read as 1e-4
     skipped = [range(*m.span()) for m in _NOT_RESULTS.finditer(text)]
@@ -73,7 +74,8 @@ def _claims_in(text: str, line: int) -> list[Claim]:
         values = {value, value / 100} if match["percent"] else {value}
         if match["exponent"]:  # 10^{400} overflows a float; code may write 10.0 ** 400
             values.add(abs(float(match["exponent"][1:])))
-        found.append(Claim(line, match[0].strip(), frozenset(values)))
+        at = line + text.count("\n", 0, match.start())
+        found.append(Claim(at, match[0].strip(), frozenset(values)))
     return found
 
 
@@ -85,12 +87,11 @@ def prose_claims(page: Path) -> list[Claim]:
         if token.type != "inline" or not token.map:
             continue
         first, last = token.map
-        # Each line of the block, minus code spans: a reader's view of the prose.
-        for number in range(first, last):
-            line = re.sub(r"(`+).*?\1", " ", source[number])
-            line = re.sub(r"\]\([^)]*\)", "]", line)  # link targets
-            line = re.sub(r"<!--.*?-->", " ", line)
-            claims += _claims_in(line, number + 1)
+        block = "\n".join(source[first:last])  # a reader's view of it: no code, no links
+        block = re.sub(r"(`+)[^`]*?\1", lambda m: re.sub(r"[^\n]", " ", m[0]), block)
+        block = re.sub(r"\]\([^)]*\)", "]", block)
+        block = re.sub(r"<!--.*?-->", " ", block, flags=re.DOTALL)
+        claims += _claims_in(block, first + 1)
     return claims
 
 

@@ -400,6 +400,32 @@ def forward_and_reverse_sweeps(ns):
     return pictures.svg_from_dot("\n".join([*lines, "}"]))
 
 
+@figure("appendix-making-it-fast.md", "appendix-variants")
+def time_per_variant(ns):
+    """Time per step of each variant, split into the collector's share and the rest."""
+    variants = ns["variants"]
+    names = list(variants)
+    total = [variants[n]["ms per step"] for n in names]
+    in_gc = [t * variants[n]["collector share"] for t, n in zip(total, names)]
+
+    def draw(ax):
+        where = range(len(names))
+        ax.barh(where, [t - g for t, g in zip(total, in_gc)], color="C0", label="the engine")
+        ax.barh(
+            where,
+            in_gc,
+            left=[t - g for t, g in zip(total, in_gc)],
+            color="C1",
+            label="the garbage collector",
+        )
+        ax.set_yticks(list(where), names)
+        ax.invert_yaxis()
+        ax.set_xlabel("milliseconds per training step (median)")
+        ax.legend(loc="lower right")
+
+    return pictures.plot_svg(draw, name="appendix-variants", size=(7.5, 3.0))
+
+
 # --- the command -------------------------------------------------------------------------
 
 
