@@ -3,7 +3,8 @@
 Site checks read the HTML that `mkdocs build --strict` wrote (built once, see conftest.py):
 every python fence became highlighted code, engine fences carry their title, math became
 MathML without known markup slips and in the shipped math font, nothing loads from the
-network, and the navigation follows the reading order.
+network, the navigation follows the reading order, every link works from disk (file://),
+and the whole-book print page holds every chapter.
 Plain-Markdown checks parse each chapter as CommonMark, as VS Code's preview and GitHub
 do, and refuse what only the site would render.
 """
@@ -37,14 +38,20 @@ PYTHON_CLASSES = {"language-python", "language-py", "language-python3"}
 REMOTE_IN_CSS = re.compile(r"""(url\(\s*["']?|@import\s+["']?)(https?:)?//""", re.I)
 
 
+PRINT_PAGE = Path("print_page.html")  # the whole book on one page (mkdocs-print-site-plugin)
+
+
 def url_path(page: Path) -> str:
-    """Where a chapter lands on the site (mkdocs' directory URLs)."""
-    return "/" if page.name == "index.md" else f"/{page.stem}/"
+    """Where a chapter lands on the site, from its root: ``/index.html``,
+    ``/02-the-value-atom.html``. mkdocs.yml sets ``use_directory_urls: false`` so that
+    links work from ``file://`` too. Other tests import this: ``from test_site import url_path``.
+    """
+    return f"/{page.stem}.html"
 
 
 def built_file(site: Path, page: Path) -> Path:
     """The HTML file of ``page`` in the built ``site``."""
-    return site / url_path(page).strip("/") / "index.html"
+    return site / url_path(page).lstrip("/")
 
 
 class RenderedPage(HTMLParser):
@@ -61,6 +68,7 @@ class RenderedPage(HTMLParser):
         self.nav: list[str] = []  # pages linked from the navigation sidebar, in order
         self.footer: dict[str, str] = {}  # "prev"/"next" -> page
         self.math: list[str] = []  # the text of each <math> element (not its LaTeX source)
+        self.links: list[str] = []  # every <a href>, as written
         self._skip = self._in_math = self._in_annotation = 0
         self._in_title = self._in_style = False
         self.feed(html)
@@ -78,6 +86,8 @@ class RenderedPage(HTMLParser):
             self._in_math += 1
         if tag == "annotation":
             self._in_annotation += 1
+        if tag == "a" and "href" in attr:
+            self.links.append(attr["href"])
         if tag == "style":
             self._in_style = True
         if "style" in attr:
@@ -128,6 +138,12 @@ class RenderedPage(HTMLParser):
 
 def rendered(site: Path, page: Path) -> RenderedPage:
     html_file = built_file(site, page)
+    if not html_file.is_file():
+        pytest.fail(
+            f"the built site has no {url_path(page)} for {page.name}: mkdocs.yml should keep "
+            "use_directory_urls: false (links that work from file://)",
+            pytrace=False,
+        )
     return RenderedPage(html_file.read_text(encoding="utf-8"), url_path(page))
 
 
@@ -176,7 +192,7 @@ def test_math_became_mathml(built_site, page):
     assert not unknown, f"{page.name}: LaTeX that latex2mathml left as text: {unknown}"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=_ids)
+@pytest.mark.parametrize("page", [*PAGES, PRINT_PAGE], ids=[*_ids, PRINT_PAGE.name])
 def test_page_loads_nothing_from_the_network(built_site, page):
     html = rendered(built_site, page)
     remote = [url for url in html.resources if urlsplit(url).netloc or url.startswith("//")]
@@ -357,6 +373,19 @@ def _css_rules(css: str) -> list[tuple[str, str]]:
     return [(m["selector"].strip(), m["body"]) for m in CSS_RULE.finditer(css)]
 
 
+def _media_print(css: str) -> str:
+    """The insides of every ``@media print { ... }`` block of ``css``."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+    blocks = []
+    for start in re.finditer(r"@media\s+print\s*{", css):
+        depth, at = 1, start.end()
+        while depth and at < len(css):
+            depth += {"{": 1, "}": -1}.get(css[at], 0)
+            at += 1
+        blocks.append(css[start.end() : at - 1])
+    return "\n".join(blocks)
+
+
 def _stylesheets(site: Path, page: Path) -> list[Path]:
     """The site's own CSS files that ``page`` links, as files of the built site."""
     base = f"http://site{url_path(page)}"
@@ -435,4 +464,67 @@ def test_math_font_ships_with_the_site_and_math_uses_it(built_site):
     pytest.fail(
         "no stylesheet of the site sets a shipped @font-face font on `math` elements: "
         "see docs/stylesheets/math.css and extra_css in mkdocs.yml"
+    )
+
+
+# --- Offline: links that work from disk, and the whole book on one page -----------------
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_ids)
+def test_links_work_from_disk(built_site, page):
+    """From file:// a link to a folder shows a directory listing: every link names a file."""
+    here = built_file(built_site, page)
+    broken = []
+    for href in rendered(built_site, page).links:
+        url = urlsplit(href)
+        if url.scheme or url.netloc or not url.path:  # other sites, or #anchors on this page
+            continue
+        target = (here.parent / unquote(url.path)).resolve()
+        if not target.is_file():
+            broken.append(href)
+    assert not broken, (
+        f"{page.name}: links that do not name a file of the built site, so they break when "
+        f"it is opened from disk (keep use_directory_urls: false in mkdocs.yml): {broken}"
+    )
+
+
+def test_print_page_holds_every_chapter_in_order_with_its_math(built_site):
+    html = (built_site / PRINT_PAGE).read_text(encoding="utf-8")
+    sections = re.findall(r'<section class="print-page" id="([^"]+)"', html)
+    assert sections == [page.stem for page in PAGES], (
+        f"{PRINT_PAGE} should hold every page of docs/ in reading order, holds {sections}"
+    )
+    chapters_math = sum(len(rendered(built_site, page).math) for page in PAGES)
+    printed_math = len(RenderedPage(html, f"/{PRINT_PAGE}").math)
+    assert printed_math == chapters_math, (
+        f"{PRINT_PAGE} has {printed_math} <math> elements, the pages {chapters_math}: the print "
+        "plugin copied pages before tools/site_hooks.py turned their LaTeX into MathML?"
+    )
+
+
+def test_print_styles_keep_code_indentation_and_hide_buttons(built_site):
+    print_rules = []
+    for css_file in _stylesheets(built_site, PRINT_PAGE):
+        print_rules += _css_rules(_media_print(css_file.read_text(encoding="utf-8")))
+
+    def declared(selector_part: str, declaration: str) -> bool:
+        return any(
+            selector_part in selector and re.search(declaration, body)
+            for selector, body in print_rules
+        )
+
+    missing = [
+        what
+        for what, selector, declaration in [
+            ("code wraps keeping its indentation", "pre > code", r"white-space:\s*pre-wrap"),
+            ("copy buttons hidden", ".md-clipboard", r"display:\s*none"),
+            ("navigation hidden", ".md-sidebar", r"display:\s*none"),
+            ("header hidden", ".md-header", r"display:\s*none"),
+            ("wide display math shown whole", "div.arithmatex", r"overflow:\s*visible"),
+        ]
+        if not declared(selector, declaration)
+    ]
+    assert not missing, (
+        f"{PRINT_PAGE}'s stylesheets lack print rules: {missing} "
+        "(see docs/stylesheets/print.css and extra_css in mkdocs.yml)"
     )
