@@ -29,6 +29,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from test_site import url_path
 
 from tools.tangle import ROOT, chapters, read_fences, runs_at_build
 
@@ -254,8 +255,7 @@ def problems(events: list[dict]) -> list[str]:
 
 @pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
 def test_page_loads_cleanly_in_chromium(browser, site_url, page):
-    path = "/" if page.name == "index.md" else f"/{page.stem}/"
-    found = problems(browser.visit(site_url + path))
+    found = problems(browser.visit(site_url + url_path(page)))
     assert not found, f"{page.name} in Chromium: {found}"
 
     drawn = sum(  # picture fences: ```python exec="on" html="1"```

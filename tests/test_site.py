@@ -2,19 +2,25 @@
 
 Site checks read the HTML that `mkdocs build --strict` wrote (built once, see conftest.py):
 every python fence became highlighted code, engine fences carry their title, math became
-MathML, nothing loads from the network, and the navigation follows the reading order.
+MathML without known markup slips and in the shipped math font, nothing loads from the
+network, the navigation follows the reading order, every link works from disk (file://),
+and the whole-book print page holds every chapter.
 Plain-Markdown checks parse each chapter as CommonMark, as VS Code's preview and GitHub
 do, and refuse what only the site would render.
 """
 
 from __future__ import annotations
 
+import html as html_text
 import re
+import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
+from latex2mathml import commands
+from latex2mathml.converter import convert
 from markdown_it import MarkdownIt
 
 from tools.tangle import ROOT, chapters, is_python, read_fences, runs_at_build
@@ -32,9 +38,20 @@ PYTHON_CLASSES = {"language-python", "language-py", "language-python3"}
 REMOTE_IN_CSS = re.compile(r"""(url\(\s*["']?|@import\s+["']?)(https?:)?//""", re.I)
 
 
+PRINT_PAGE = Path("print_page.html")  # the whole book on one page (mkdocs-print-site-plugin)
+
+
 def url_path(page: Path) -> str:
-    """Where a chapter lands on the site (mkdocs' directory URLs)."""
-    return "/" if page.name == "index.md" else f"/{page.stem}/"
+    """Where a chapter lands on the site, from its root: ``/index.html``,
+    ``/02-the-value-atom.html``. mkdocs.yml sets ``use_directory_urls: false`` so that
+    links work from ``file://`` too. Other tests import this: ``from test_site import url_path``.
+    """
+    return f"/{page.stem}.html"
+
+
+def built_file(site: Path, page: Path) -> Path:
+    """The HTML file of ``page`` in the built ``site``."""
+    return site / url_path(page).lstrip("/")
 
 
 class RenderedPage(HTMLParser):
@@ -42,6 +59,7 @@ class RenderedPage(HTMLParser):
 
     def __init__(self, html: str, path: str):
         super().__init__()
+        self.html = html
         self.path = path
         self.code_titles: list[str | None] = []  # one per highlighted python block
         self.text: list[str] = []  # what a reader sees as prose (no code, math, pictures)
@@ -49,8 +67,9 @@ class RenderedPage(HTMLParser):
         self.styles: list[str] = []  # inline CSS
         self.nav: list[str] = []  # pages linked from the navigation sidebar, in order
         self.footer: dict[str, str] = {}  # "prev"/"next" -> page
-        self.math: list[str] = []  # the text of each <math> element
-        self._skip = self._in_math = 0
+        self.math: list[str] = []  # the text of each <math> element (not its LaTeX source)
+        self.links: list[str] = []  # every <a href>, as written
+        self._skip = self._in_math = self._in_annotation = 0
         self._in_title = self._in_style = False
         self.feed(html)
 
@@ -65,6 +84,10 @@ class RenderedPage(HTMLParser):
         if tag == "math":
             self.math.append("")
             self._in_math += 1
+        if tag == "annotation":
+            self._in_annotation += 1
+        if tag == "a" and "href" in attr:
+            self.links.append(attr["href"])
         if tag == "style":
             self._in_style = True
         if "style" in attr:
@@ -95,6 +118,8 @@ class RenderedPage(HTMLParser):
             self._skip -= 1
         if tag == "math":
             self._in_math -= 1
+        if tag == "annotation":
+            self._in_annotation -= 1
         if tag == "span":
             self._in_title = False
         if tag == "style":
@@ -105,14 +130,20 @@ class RenderedPage(HTMLParser):
             self.code_titles[-1] += data.strip()
         if self._in_style:
             self.styles.append(data)
-        if self._in_math:
+        if self._in_math and not self._in_annotation:
             self.math[-1] += data
         if not self._skip:
             self.text.append(data)
 
 
 def rendered(site: Path, page: Path) -> RenderedPage:
-    html_file = site / url_path(page).strip("/") / "index.html"
+    html_file = built_file(site, page)
+    if not html_file.is_file():
+        pytest.fail(
+            f"the built site has no {url_path(page)} for {page.name}: mkdocs.yml should keep "
+            "use_directory_urls: false (links that work from file://)",
+            pytrace=False,
+        )
     return RenderedPage(html_file.read_text(encoding="utf-8"), url_path(page))
 
 
@@ -164,7 +195,7 @@ def test_math_became_mathml(built_site, page):
     assert not unknown, f"{page.name}: LaTeX that latex2mathml left as text: {unknown}"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=_ids)
+@pytest.mark.parametrize("page", [*PAGES, PRINT_PAGE], ids=[*_ids, PRINT_PAGE.name])
 def test_page_loads_nothing_from_the_network(built_site, page):
     html = rendered(built_site, page)
     remote = [url for url in html.resources if urlsplit(url).netloc or url.startswith("//")]
@@ -273,4 +304,245 @@ def test_two_builds_give_byte_identical_pages(built_site, site_builder, tmp_path
     assert not differ, (
         f"two builds in a row gave different HTML for {differ}: something the site shows "
         "is not a function of the sources (a time, a random id, an unordered set?)"
+    )
+
+
+# --- Math: the shipped font, and MathML without latex2mathml's known slips -------------
+
+MATHML_NS = "{http://www.w3.org/1998/Math/MathML}"
+MATH_ELEMENT = re.compile(r"<math\b.*?</math>", re.DOTALL)
+FUNCTION_NAMES = {name.lstrip("\\") for name in commands.FUNCTIONS}  # \cos -> <mi>cos</mi>
+APPLY = "\u2061"  # FUNCTION APPLICATION
+SIGNS = {"\u2212", "+"}
+CLOSERS = set(")]}|\u2016\u27e9!\u2032")
+ACCENTS = set("\u02d9\u00a8\u00af^\u02c6~\u02dc\u00b4`\u02d8\u02c7\u02da\u2192")
+ROWS = {"math", "mrow", "mstyle", "mtd", "msqrt", "mpadded", "mphantom", "menclose", "semantics"}
+SCRIPTS = {"msub", "msup", "msubsup", "munder", "mover", "munderover"}
+FONT_FACE = re.compile(r"@font-face\s*{(?P<body>[^}]*)}")
+CSS_RULE = re.compile(r"(?P<selector>[^{}]+){(?P<body>[^{}]*)}")
+
+
+def _tag(element: ET.Element) -> str:
+    return element.tag.removeprefix(MATHML_NS)
+
+
+def _chars(element: ET.Element) -> str:
+    return (element.text or "").strip()
+
+
+def _is_function_name(element: ET.Element) -> bool:
+    tag = _tag(element)
+    if tag in SCRIPTS:
+        return len(element) > 0 and _is_function_name(element[0])
+    name = _chars(element)
+    return (tag == "mi" and name in FUNCTION_NAMES) or (
+        tag == "mo" and len(name) > 1 and name.isalpha()
+    )
+
+
+def math_slips(mathml: str) -> list[str]:
+    """What in one <math> element reads wrong in a browser's MathML layout."""
+    slips = []
+    for element in ET.fromstring(mathml).iter():
+        tag, kids = _tag(element), list(element)
+        if tag in {"mi", "mo", "mn"} and len(kids):
+            slips.append(f"<{tag}> holds elements (invalid MathML; \\mathrel{{+}}= shows '+ =')")
+        if tag == "mover" and len(kids) == 2 and _tag(kids[1]) == "mo":
+            accent = _chars(kids[1])
+            if accent in ACCENTS and element.get("accent") != "true":
+                slips.append(f'accent {accent!r} without accent="true" (drawn tiny, too high)')
+            one_letter = _tag(kids[0]) in {"mi", "mn"} and len(_chars(kids[0])) == 1
+            if accent in ACCENTS and one_letter and kids[1].get("stretchy") == "true":
+                slips.append(f"stretchy accent {accent!r} over one letter (\\bar stretches)")
+        if tag not in ROWS:
+            continue
+        left = None
+        for at, kid in enumerate(kids):
+            after = kids[at + 1] if at + 1 < len(kids) else None
+            if _is_function_name(kid) and after is not None and _chars(after) != APPLY:
+                name = "".join(kid.itertext())
+                slips.append(f"function {name!r} runs into its argument (no &#x2061;)")
+            if _tag(kid) == "mspace":
+                continue
+            sign = _tag(kid) == "mo" and _chars(kid) in SIGNS
+            after_operator = left is None or (_tag(left) == "mo" and _chars(left) not in CLOSERS)
+            if sign and after_operator and kid.get("form") != "prefix":
+                before = "the start" if left is None else repr(_chars(left))
+                slips.append(
+                    f'sign {_chars(kid)!r} after {before} lacks form="prefix" '
+                    "(spaced as a subtraction)"
+                )
+            left = kid
+    return slips
+
+
+def _source_line(page: Path, latex: str) -> str:
+    """``chapter.md:LINE`` where ``latex`` is written (as ``$latex$`` if it can), for messages."""
+    source = page.read_text(encoding="utf-8")
+    at = source.find(f"${latex}$")
+    if at < 0 and latex:  # display math: $$ on a line of its own
+        at = source.find(latex.splitlines()[0].strip())
+    return f"{page.name}:{source.count(chr(10), 0, at) + 1}" if at >= 0 else page.name
+
+
+def _css_rules(css: str) -> list[tuple[str, str]]:
+    """(selector, declarations) of each rule, comments removed, @media blocks flattened."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+    return [(m["selector"].strip(), m["body"]) for m in CSS_RULE.finditer(css)]
+
+
+def _media_print(css: str) -> str:
+    """The insides of every ``@media print { ... }`` block of ``css``."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+    blocks = []
+    for start in re.finditer(r"@media\s+print\s*{", css):
+        depth, at = 1, start.end()
+        while depth and at < len(css):
+            depth += {"{": 1, "}": -1}.get(css[at], 0)
+            at += 1
+        blocks.append(css[start.end() : at - 1])
+    return "\n".join(blocks)
+
+
+def _stylesheets(site: Path, page: Path) -> list[Path]:
+    """The site's own CSS files that ``page`` links, as files of the built site."""
+    base = f"http://site{url_path(page)}"
+    return [
+        site / unquote(urlsplit(urljoin(base, href)).path).lstrip("/")
+        for href in rendered(site, page).resources
+        if href.endswith(".css")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("latex", "slip"),
+    [
+        (r"\cos t", "runs into its argument"),
+        (r"\log p_t", "runs into its argument"),
+        (r"\max(0, a)", "runs into its argument"),
+        (r"r = -0.4", "spaced as a subtraction"),
+        (r"(-1, 1)", "spaced as a subtraction"),
+        (r"\bar{u} \mathrel{+}= v", "holds elements"),
+        (r"\dot{x}", "without accent"),
+        (r"\bar{v}", "without accent"),
+    ],
+)
+def test_math_slips_are_found_in_raw_latex2mathml_output(latex, slip):
+    """The site check below can fail: latex2mathml alone makes each of these slips."""
+    found = math_slips(convert(latex))
+    assert any(slip in text for text in found), f"{latex}: expected {slip!r}, found {found}"
+    assert not math_slips(convert("a - b = c")), "a subtraction is not a slip"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_ids)
+def test_math_has_no_markup_slips(built_site, page):
+    slips, latex = [], ""
+    for match in MATH_ELEMENT.finditer(rendered(built_site, page).html):
+        source = re.search(r'encoding="application/x-tex">(.*?)</annotation>', match[0], re.DOTALL)
+        latex = html_text.unescape(source[1]) if source else latex  # split formulas: the first
+        where = _source_line(page, latex)
+        slips += [f"{where}: ${latex}$: {slip}" for slip in math_slips(match[0])]
+    assert not slips, (
+        "MathML that reads wrong in the browser (fix the conversion in tools/mathml.py, or "
+        "write the LaTeX another way):\n" + "\n".join(slips)
+    )
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_ids)
+def test_display_math_scrolls_within_its_column(built_site, page):
+    """Display math sits in div.arithmatex, which Material lets scroll sideways."""
+    html = rendered(built_site, page).html
+    display = len(re.findall(r'<math\b[^>]*display="block"', html))
+    wrapped = len(re.findall(r'<div class="arithmatex"><math\b[^>]*display="block"', html))
+    assert display == wrapped, (
+        f"{page.name}: {display - wrapped} of {display} display formulas are not directly in "
+        '<div class="arithmatex"> (see tools/site_hooks.py), so a wide one widens the page'
+    )
+
+
+def test_math_font_ships_with_the_site_and_math_uses_it(built_site):
+    families = {}  # font-family -> the font file of its @font-face, in the built site
+    for css_file in _stylesheets(built_site, PAGES[0]):
+        css = css_file.read_text(encoding="utf-8")
+        for face in FONT_FACE.finditer(css):
+            family = re.search(r"font-family:\s*[\"']?([^\"';]+)", face["body"])
+            source = re.search(r"url\(\s*[\"']?([^\"')]+)", face["body"])
+            if family and source:
+                families[family[1]] = css_file.parent / source[1]
+        for selector, body in _css_rules(css):
+            used = re.search(r"font-family:\s*[\"']?([^\"',;]+)", body)
+            if "math" in re.split(r"[\s,]+", selector) and used and used[1] in families:
+                font = families[used[1]]
+                assert font.is_file(), f"{css_file.name}: {used[1]} comes from {font}: missing"
+                assert font.read_bytes()[:4] == b"wOF2", f"{font.name} is not a WOFF2 font"
+                licence = font.parent / "OFL.txt"
+                assert licence.is_file(), f"the font {font.name} ships without its licence"
+                assert "SIL OPEN FONT LICENSE" in licence.read_text(encoding="utf-8").upper()
+                return
+    pytest.fail(
+        "no stylesheet of the site sets a shipped @font-face font on `math` elements: "
+        "see docs/stylesheets/math.css and extra_css in mkdocs.yml"
+    )
+
+
+# --- Offline: links that work from disk, and the whole book on one page -----------------
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_ids)
+def test_links_work_from_disk(built_site, page):
+    """From file:// a link to a folder shows a directory listing: every link names a file."""
+    here = built_file(built_site, page)
+    broken = []
+    for href in rendered(built_site, page).links:
+        url = urlsplit(href)
+        if url.scheme or url.netloc or not url.path:  # other sites, or #anchors on this page
+            continue
+        target = (here.parent / unquote(url.path)).resolve()
+        if not target.is_file():
+            broken.append(href)
+    assert not broken, (
+        f"{page.name}: links that do not name a file of the built site, so they break when "
+        f"it is opened from disk (keep use_directory_urls: false in mkdocs.yml): {broken}"
+    )
+
+
+def test_print_page_holds_every_chapter_in_order_with_its_math(built_site):
+    html = (built_site / PRINT_PAGE).read_text(encoding="utf-8")
+    sections = re.findall(r'<section class="print-page" id="([^"]+)"', html)
+    assert sections == [page.stem for page in PAGES], (
+        f"{PRINT_PAGE} should hold every page of docs/ in reading order, holds {sections}"
+    )
+    chapters_math = sum(len(rendered(built_site, page).math) for page in PAGES)
+    printed_math = len(RenderedPage(html, f"/{PRINT_PAGE}").math)
+    assert printed_math == chapters_math, (
+        f"{PRINT_PAGE} has {printed_math} <math> elements, the pages {chapters_math}: the print "
+        "plugin copied pages before tools/site_hooks.py turned their LaTeX into MathML?"
+    )
+
+
+def test_print_styles_keep_code_indentation_and_hide_buttons(built_site):
+    print_rules = []
+    for css_file in _stylesheets(built_site, PRINT_PAGE):
+        print_rules += _css_rules(_media_print(css_file.read_text(encoding="utf-8")))
+
+    def declared(selector_part: str, declaration: str) -> bool:
+        return any(
+            selector_part in selector and re.search(declaration, body)
+            for selector, body in print_rules
+        )
+
+    missing = [
+        what
+        for what, selector, declaration in [
+            ("code wraps keeping its indentation", "pre > code", r"white-space:\s*pre-wrap"),
+            ("copy buttons hidden", ".md-clipboard", r"display:\s*none"),
+            ("navigation hidden", ".md-sidebar", r"display:\s*none"),
+            ("header hidden", ".md-header", r"display:\s*none"),
+            ("wide display math shown whole", "div.arithmatex", r"overflow:\s*visible"),
+        ]
+        if not declared(selector, declaration)
+    ]
+    assert not missing, (
+        f"{PRINT_PAGE}'s stylesheets lack print rules: {missing} "
+        "(see docs/stylesheets/print.css and extra_css in mkdocs.yml)"
     )

@@ -29,6 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from mkdocs.plugins import event_priority  # noqa: E402
+
 from tools import pictures  # noqa: E402 (after the path is set, when run as a script)
 
 FOLDER = ROOT / "docs" / "figures"
@@ -85,6 +87,7 @@ def inline(svg_file: str, alt: str) -> str:
 _IMG = re.compile(r'<img alt="(?P<alt>[^"]*)" src="(?P<src>(?:\.\./)*figures/[\w-]+\.svg)" />')
 
 
+@event_priority(50)  # before the print-site plugin copies the page (default priority: 0)
 def on_page_content(html_text, page, config, **_):
     """Put each figure's SVG into the page, in place of its <img>."""
 

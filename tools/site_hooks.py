@@ -2,11 +2,12 @@
 
 * Math: ``pymdownx.arithmatex`` (generic mode) marks ``$...$`` and ``$$...$$`` as
   ``<span class="arithmatex">\\(...\\)</span>`` and ``<div class="arithmatex">\\[...\\]</div>``;
-  this hook replaces each with MathML from latex2mathml, so math needs no JavaScript.
+  this hook replaces each with MathML from ``tools/mathml.py``, so math needs no JavaScript.
+  Display math stays in its ``div.arithmatex``, which scrolls sideways on a narrow screen.
   LaTeX that latex2mathml cannot convert, or passes through as text (an unknown command
-  such as ``\\foo``), is a build warning: an error under --strict.
-* Pictures: puts the repository root on ``sys.path`` so that fences run by markdown-exec
-  can ``import micrograd`` and ``import tools.pictures``.
+  such as ``\\foo``), is a build warning: an error under --strict. The hook runs before
+  other plugins see a page's HTML (the print page copies it), hence its event priority.
+* Puts the repository root on ``sys.path``, for ``tools.mathml``.
 """
 
 from __future__ import annotations
@@ -17,9 +18,14 @@ import re
 import sys
 from pathlib import Path
 
-from latex2mathml.converter import convert
+from mkdocs.plugins import event_priority
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # for tools.mathml below
+    sys.path.insert(0, str(ROOT))
+
+from tools.mathml import mathml  # noqa: E402  (needs ROOT on sys.path)
+
 log = logging.getLogger("mkdocs.hooks.site_hooks")
 
 _MATH = re.compile(
@@ -27,33 +33,17 @@ _MATH = re.compile(
     r'|<div class="arithmatex">\\\[(?P<block>.*?)\\\]</div>',
     re.DOTALL,
 )
-_MTEXT = re.compile(r"(<mtext[^>]*>)(.*?)(</mtext>)", re.DOTALL)
-_TEXT_ESCAPE = re.compile(r"\\([_&%$#{}])")  # \_ in \text{one\_hot}, which latex2mathml keeps
 
 
-def mathml(latex: str, display: str) -> str:
-    """MathML for ``latex``; ValueError if latex2mathml cannot convert all of it."""
-    out = convert(latex, display=display)
-    out = _MTEXT.sub(
-        lambda m: m[1] + _TEXT_ESCAPE.sub(lambda e: html.escape(e[1]), m[2]) + m[3], out
-    )
-    if "\\" in out:
-        raise ValueError("latex2mathml does not know a command here")
-    return out
-
-
-def on_config(config):
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    return config
-
-
+@event_priority(50)  # before the print-site plugin copies the page (default priority: 0)
 def on_page_content(html_text, page, **_):
     def to_mathml(match: re.Match) -> str:
         block = match["block"] is not None
         latex = html.unescape(match["block"] if block else match["inline"]).strip()
         try:
-            return mathml(latex, display="block" if block else "inline")
+            if block:
+                return f'<div class="arithmatex">{mathml(latex, display="block")}</div>'
+            return mathml(latex, display="inline")
         except Exception as error:
             log.warning(
                 "%s: cannot convert math %r to MathML: %s", page.file.src_path, latex, error
