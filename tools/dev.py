@@ -2,6 +2,7 @@
 
     python tools/dev.py test [pytest args]   install what the tests need, run them all
     python tools/dev.py serve [mkdocs args]  install what the site needs, serve it on localhost
+    python tools/dev.py skeleton|learn ...   learner mode: see tools/learner.py
 
 Both keep their packages in .venv/ next to this repository (created on first use,
 refreshed whenever pyproject.toml changes), so nothing is installed system-wide.
@@ -44,6 +45,9 @@ def ensure_environment(extras: list[str]) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if argv and argv[0] in ("skeleton", "learn"):  # learner mode, with the tests' packages
+        ensure_environment(["test", "site"])
+        return subprocess.call([PYTHON, ROOT / "tools" / "learner.py", *argv])
     if not argv or argv[0] not in ("test", "serve"):
         print(__doc__, file=sys.stderr)
         return 2

@@ -17,6 +17,8 @@ after the language break the site's rendering):
 * The first fence that fails, or does not compile, stops the chapter: the fences after
   it are skipped with a pointer to it, not run against half-built state. Line numbers in
   tracebacks are the chapter's own; what a fence printed is shown when it fails.
+* Learner mode: `pytest docs --engine=PATH` (or MICROGRAD_ENGINE=PATH) runs the chapters
+  against the micrograd.py at PATH instead of the book's engine fences (tools/learner.py).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from __future__ import annotations
 import contextlib
 import difflib
 import io
+import os
+import sys
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +36,11 @@ from typing import ClassVar
 import pytest
 from pytest_markdown_docs._runners import DefaultRunner, register_runner
 
-from tools.tangle import ROOT, Fence, _relative, is_python, read_fences, runs_at_build
+from tools.tangle import ROOT, Fence, _relative, is_python, read_fences
 
 RUNNER = "chapter"
 OUTPUT = "output"  # the info string of a fence that holds the printed output of the one above
+ENGINE_VARIABLE = "MICROGRAD_ENGINE"  # the default of --engine: a learner's micrograd.py
 
 
 def pytest_markdown_docs_markdown_it():
@@ -99,15 +104,61 @@ class OutputMismatchError(AssertionError):
     """A fence printed something other than its ```output block shows."""
 
 
+class EngineImportError(ImportError):
+    """A learner's micrograd.py, given with --engine, does not import."""
+
+
+def import_engine(path: Path) -> types.ModuleType:
+    """The micrograd.py at ``path``, run as a fresh module named ``micrograd``.
+
+    Compiled from its text (no __pycache__ is written next to it, and none is read).
+    """
+    module = types.ModuleType("micrograd")
+    module.__file__ = str(path)
+    try:
+        code = compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
+        with as_micrograd(module):
+            exec(code, module.__dict__)
+    except Exception as error:
+        raise EngineImportError(f"{path} does not import: {describe_error(error)}") from error
+    return module
+
+
+@contextlib.contextmanager
+def as_micrograd(module: types.ModuleType):
+    """Make ``module`` what `import micrograd` gives, until the block ends."""
+    before = sys.modules.get("micrograd")
+    sys.modules["micrograd"] = module
+    try:
+        yield
+    finally:
+        if before is None:
+            del sys.modules["micrograd"]
+        else:
+            sys.modules["micrograd"] = before
+
+
+def describe_error(error: BaseException) -> str:
+    """``Type: message``, even when the message cannot be formatted (a Value whose
+    __repr__ raises, in an assertion's message)."""
+    try:
+        message = str(error)
+    except Exception as broken:
+        message = f"(message not shown: formatting it raised {type(broken).__name__})"
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
 class Notebook:
     """One chapter's namespace, and how far into the chapter it has run."""
 
-    def __init__(self, path: Path, check_outputs: bool = True):
+    def __init__(self, path: Path, engine: Path | None = None, check_outputs: bool = True):
         self.path = path
         self.check_outputs = check_outputs  # False while --update-outputs rewrites them
         self.cells = cells(path)
         self.namespace = types.ModuleType("fence").__dict__
         self.engine = ""  # the engine fences run so far, padded to their own lines
+        self.engine_file = engine  # a learner's micrograd.py, used instead of engine fences
+        self._learner_module: types.ModuleType | None = None
         self.next = 0  # index of the next cell to run
         self.failure: str | None = None  # where and how the first failing cell failed
         self.error: BaseException | None = None
@@ -132,22 +183,41 @@ class Notebook:
         self.next += 1
         printed = io.StringIO()
         try:
-            code = self._code(cell.fence)
-            with contextlib.redirect_stdout(printed):
-                exec(code, self.namespace)
+            with self._learner_engine():
+                code = self._code(cell.fence)
+                with contextlib.redirect_stdout(printed):
+                    exec(code, self.namespace)
             self.printed[index] = printed.getvalue()
             if self.check_outputs:
                 self._check_output(cell, printed.getvalue())
         except BaseException as error:
             where = f"{_relative(self.path, ROOT)}:{cell.line - 1}"
-            self.failure = f"{where}: {type(error).__name__}: {error}".split("\n")[0]
+            self.failure = f"{where}: {describe_error(error)}".split("\n")[0]
             self.error = error
             shown = printed.getvalue() and not isinstance(error, OutputMismatchError)
             if shown and hasattr(error, "add_note"):  # add_note: Python 3.11+
                 error.add_note(f"The fence printed:\n{printed.getvalue().rstrip()}")
             raise
 
+    @contextlib.contextmanager
+    def _learner_engine(self):
+        """With ``engine_file``: it is `micrograd` while a fence runs, and in a chapter that
+        builds the engine its public names are in the namespace from the start, where the
+        engine fences (which do not run) would have put the book's."""
+        if self.engine_file is None:
+            yield
+            return
+        if self._learner_module is None:
+            self._learner_module = import_engine(self.engine_file)
+            if any(cell.fence.is_engine for cell in self.cells):
+                names = vars(self._learner_module).items()
+                self.namespace.update({k: v for k, v in names if not k.startswith("_")})
+        with as_micrograd(self._learner_module):
+            yield
+
     def _code(self, fence: Fence):
+        if fence.is_engine and self.engine_file is not None:
+            return _compile("", fence.path, fence.line)  # the learner's engine stands in
         if not fence.is_engine:
             return _compile(fence.code, fence.path, fence.line)
         padding = "\n" * (fence.line - 1 - self.engine.count("\n"))
@@ -157,8 +227,6 @@ class Notebook:
         return code
 
     def _check_output(self, cell: Cell, printed: str) -> None:
-        if runs_at_build(cell.fence.info):  # markdown-exec prints its pictures into the page
-            return
         where = f"{_relative(self.path, ROOT)}:{cell.line - 1}"
         if cell.output is None:
             if printed:
@@ -177,10 +245,15 @@ class Notebook:
                     "what the fence printed",
                 )
             )
+            remedy = (
+                "Your engine and the book's disagree here: the lines with - are the book's."
+                if self.engine_file
+                else "If the code is right, fix the block or run the tests with "
+                "--update-outputs (then fix the prose that quotes it)."
+            )
             raise OutputMismatchError(
                 f"{where}: the fence printed something else than its ```output block "
-                f"shows:\n{diff}\nIf the code is right, fix the block or run the tests with "
-                "--update-outputs (then fix the prose that quotes it)."
+                f"shows:\n{diff}\n{remedy}"
             )
 
 
@@ -192,7 +265,7 @@ def updated_outputs(path: Path, printed: dict[int, str]) -> str:
     """
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     for index, cell in sorted(enumerate(cells(path)), key=lambda item: -item[1].line):
-        if index not in printed or runs_at_build(cell.fence.info):
+        if index not in printed:
             continue
         text = printed[index]
         block = [f"```{OUTPUT}\n", text if text.endswith("\n") else text + "\n", "```\n"]
@@ -214,10 +287,36 @@ def pytest_addoption(parser):
         action="store_true",
         help="rewrite each chapter's ```output blocks with what its fences print now",
     )
+    parser.addoption(
+        "--engine",
+        default=os.environ.get(ENGINE_VARIABLE) or None,
+        metavar="PATH",
+        help=f"run the chapters against this micrograd.py, not the book's engine fences "
+        f"(default: ${ENGINE_VARIABLE})",
+    )
 
 
 def pytest_configure(config):
     chapter.check_outputs = not config.getoption("--update-outputs", default=False)
+    engine = config.getoption("--engine", default=None)
+    chapter.engine_file = None
+    if engine is None:
+        return
+    path = Path(engine).resolve()
+    if not path.is_file():
+        raise pytest.UsageError(f"--engine / {ENGINE_VARIABLE}: {engine}: no such file")
+    if config.getoption("--update-outputs", default=False):
+        raise pytest.UsageError(
+            "--update-outputs with --engine would write what your engine prints into the "
+            "book's chapters: run one or the other"
+        )
+    chapter.engine_file = path
+
+
+def pytest_report_header(config):
+    if chapter.engine_file is not None:
+        return f"chapters run against {chapter.engine_file} (learner mode), not the book's engine"
+    return None
 
 
 def pytest_sessionfinish(session):
@@ -233,7 +332,8 @@ def pytest_sessionfinish(session):
 @register_runner()
 class chapter(DefaultRunner):  # noqa: N801 (the runner's name is the class name)
     notebooks: ClassVar[dict[Path, Notebook]] = {}
-    check_outputs: ClassVar[bool] = True
+    check_outputs: ClassVar[bool] = True  # False under --update-outputs
+    engine_file: ClassVar[Path | None] = None  # set by --engine (learner mode)
 
     def runtest(self, test, args, **_):
         path = Path(test.source_path)
@@ -244,12 +344,16 @@ class chapter(DefaultRunner):  # noqa: N801 (the runner's name is the class name
                 raise book.error  # the plugin calls again after a TypeError: no rerun
             book = None  # a fence run again: start the chapter afresh
         if book is None:
-            book = self.notebooks[path] = Notebook(path, self.check_outputs)
+            book = self.notebooks[path] = Notebook(
+                path, engine=self.engine_file, check_outputs=self.check_outputs
+            )
         target = book.index_of(line)
         book.run_until(target)
         if book.failure:  # one failure, one message: the later fences are not run
             pytest.skip(f"not run: an earlier fence failed first, at {book.failure}")
         book.run_next()
+        if self.engine_file is not None and book.cells[target].fence.is_engine:
+            pytest.skip(f"engine fence: {self.engine_file} is used instead")
 
     def repr_failure(self, test, excinfo, style=None):
         if isinstance(excinfo.value, OutputMismatchError):

@@ -1,0 +1,338 @@
+"""Learner mode (tools/learner.py): the skeleton engine, and the book's checks run against it.
+
+The three runs the issue asks for are made once each and shared: the book's own engine
+copied to another folder (every check passes), a fresh skeleton (chapter 2 fails first,
+naming Value.__init__), and the skeleton filled in up to __add__ and __mul__ with the
+book's own code (more checks pass, and the table shows it).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import pytest
+
+from tools.learner import (
+    SkeletonExistsError,
+    chapters_named,
+    check,
+    definitions,
+    heading_above,
+    main,
+    progress_table,
+    write_skeleton,
+)
+from tools.notebook import Notebook, cells
+from tools.tangle import ROOT, chapters, read_fences
+
+BOOK_ENGINE = ROOT / "micrograd.py"
+VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
+# Chapter 2 builds these, in this order, before it multiplies: a learner following the
+# table writes them first (its first check needs __init__, __repr__ and wrap).
+BEFORE_ADD_MUL = ["Value.__init__", "Value.__repr__", "Value.wrap", "Value._backward"]
+
+
+def functions(text: str) -> dict[str, ast.FunctionDef]:
+    return dict((name, node) for node, name in definitions(ast.parse(text).body))
+
+
+def fill_in(skeleton: str, names: list[str]) -> str:
+    """The skeleton with the functions ``names`` replaced by the book's own code."""
+    book_text = BOOK_ENGINE.read_text(encoding="utf-8")
+    book, mine = functions(book_text), functions(skeleton)
+    lines, book_lines = skeleton.splitlines(keepends=True), book_text.splitlines(keepends=True)
+    for name in sorted(names, key=lambda n: -mine[n].lineno):
+        ours, theirs = mine[name], book[name]
+        first = lambda node: min([node.lineno] + [d.lineno for d in node.decorator_list])  # noqa: E731
+        lines[first(ours) - 1 : ours.end_lineno] = book_lines[first(theirs) - 1 : theirs.end_lineno]
+    return "".join(lines)
+
+
+def book_state() -> dict[str, str]:
+    """A digest of every file the learner run must leave alone."""
+    files = [BOOK_ENGINE, *chapters(ROOT / "docs")]
+    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+
+
+def row(table: str, chapter: Path) -> str:
+    return next(line for line in table.splitlines() if line.startswith(chapter.name))
+
+
+@pytest.fixture(scope="module")
+def skeleton_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("learner") / "my-engine" / "micrograd.py"
+    write_skeleton(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def book_run(tmp_path_factory):
+    """The book's own engine, copied to another folder, against every chapter."""
+    copy = tmp_path_factory.mktemp("copy") / "micrograd.py"
+    shutil.copyfile(BOOK_ENGINE, copy)
+    before = book_state()
+    results = check(copy)
+    return results, progress_table(results, "copy/micrograd.py"), before, copy
+
+
+@pytest.fixture(scope="module")
+def skeleton_run(skeleton_file):
+    results = check(skeleton_file)
+    return results, progress_table(results, "my-engine/micrograd.py")
+
+
+@pytest.fixture(scope="module")
+def add_mul_runs(skeleton_file, tmp_path_factory):
+    """Chapter 2 against the skeleton filled in up to just before __add__ and __mul__, and
+    then with them too."""
+    skeleton = skeleton_file.read_text(encoding="utf-8")
+    runs = []
+    for names in (BEFORE_ADD_MUL, [*BEFORE_ADD_MUL, "Value.__add__", "Value.__mul__"]):
+        engine = tmp_path_factory.mktemp("filled") / "micrograd.py"
+        engine.write_text(fill_in(skeleton, names), encoding="utf-8")
+        (result,) = check(engine, [VALUE_CHAPTER])
+        runs.append((result, progress_table([result], "micrograd.py")))
+    return runs
+
+
+# --- the three runs of the issue ------------------------------------------------------------
+
+
+def test_the_books_own_engine_copied_elsewhere_passes_every_check(book_run):
+    results, table, before, copy = book_run
+    failing = [f"{r.chapter.name}: {r.failure}" for r in results if r.failure]
+    assert not failing, table
+    assert [r.chapter for r in results] == chapters_named([])
+    every_check = [c for r in results for c in cells(r.chapter) if not c.fence.is_engine]
+    assert sum(r.passed for r in results) == len(every_check) > 100
+    assert table.endswith("Every check passes against copy/micrograd.py.\n"), table
+    assert book_state() == before, "the learner run changed the book's engine or chapters"
+    assert list(copy.parent.iterdir()) == [copy], "the run wrote into the learner's folder"
+
+
+def test_a_fresh_skeleton_fails_chapter_2_first_naming_the_first_method(skeleton_run):
+    results, table = skeleton_run
+    first = next(r for r in results if r.failure)
+    assert first.chapter == VALUE_CHAPTER, table
+    assert first.passed == 0 and first.not_run == first.checks - 1
+    assert heading_above(VALUE_CHAPTER, first.failure.line) == "Five fields"
+    assert first.failure.message.startswith(
+        "NotImplementedError: Value.__init__ is yours to write: see docs/02-the-value-atom.md, "
+        "section 'Five fields' (page '2. The Value atom')"
+    )
+    assert first.failure.raised_at.endswith("in __init__")
+    assert row(table, VALUE_CHAPTER).split()[1:5] == ["0", "of", str(first.checks), "line"]
+    read_next = table[table.index("Read next:") :].splitlines()
+    assert read_next[0] == (
+        "Read next: docs/02-the-value-atom.md, section 'Five fields' (page '2. The Value atom')."
+    )
+    assert read_next[1].endswith("x = Value(3)"), read_next
+
+
+def test_filling_in_add_and_mul_makes_more_checks_pass(skeleton_run, add_mul_runs):
+    fresh = next(r for r in skeleton_run[0] if r.chapter == VALUE_CHAPTER)
+    (before, before_table), (after, after_table) = add_mul_runs
+    assert fresh.passed < before.passed < after.passed, (fresh, before, after)
+    assert "Value.__mul__ is yours to write" in before.failure.message  # what to write next
+    assert before.failure.raised_at.endswith(", in __mul__"), before.failure
+    assert "Value.__pow__ is yours to write" in after.failure.message  # add and mul are done
+    assert f" {before.passed} of {before.checks}  " in row(before_table, VALUE_CHAPTER)
+    assert f" {after.passed} of {after.checks}  " in row(after_table, VALUE_CHAPTER)
+    assert "section 'Constant powers'" in row(after_table, VALUE_CHAPTER)
+
+
+# --- the skeleton ---------------------------------------------------------------------------
+
+
+def test_skeleton_keeps_signatures_docstrings_and_class_level_names(skeleton_file):
+    book_text = BOOK_ENGINE.read_text(encoding="utf-8")
+    skeleton = skeleton_file.read_text(encoding="utf-8")
+    book, mine = functions(book_text), functions(skeleton)
+    assert list(mine) == list(book)
+    for name, theirs in book.items():
+        ours = mine[name]
+        assert ast.dump(ours.args) == ast.dump(theirs.args), name
+        assert ast.get_docstring(ours) == ast.get_docstring(theirs), name
+        assert [ast.dump(d) for d in ours.decorator_list] == [
+            ast.dump(d) for d in theirs.decorator_list
+        ], name
+
+    def kept(tree: ast.Module) -> list[str]:
+        """Every statement that is not a function: imports, constants, class-level names."""
+        found = []
+        for node in tree.body:
+            body = node.body if isinstance(node, ast.ClassDef) else [node]
+            found += [ast.dump(s) for s in body if not isinstance(s, ast.FunctionDef)]
+        return found
+
+    assert kept(ast.parse(skeleton)) == kept(ast.parse(book_text))
+    assert "    __radd__ = __add__  # 2 + x is x + 2\n" in skeleton
+    assert "GENERATED" not in skeleton and "# --- docs/" not in skeleton  # not the tangler's
+
+
+def test_each_stub_names_the_section_whose_fence_builds_it(skeleton_file):
+    messages = {}
+    for name, node in functions(skeleton_file.read_text(encoding="utf-8")).items():
+        body = [s for s in node.body if not isinstance(s, ast.Expr)]  # without the docstring
+        assert len(body) == 1 and isinstance(body[0], ast.Raise), name
+        call = body[0].exc
+        assert isinstance(call, ast.Call) and call.func.id == "NotImplementedError", name
+        message = messages[name] = call.args[0].value
+        assert message.startswith(f"{name} is yours to write: see docs/"), message
+        chapter = ROOT / message.split("see ")[1].split(",")[0].split(" (")[0]
+        section = message.split("section '")[1].split("'")[0] if "section '" in message else ""
+        fences = [f for f in read_fences(chapter) if f.is_engine]
+        under = [f for f in fences if not section or heading_above(chapter, f.line) == section]
+        method = name.split(".")[-1]
+        assert any(f"def {method}(" in f.code for f in under), (name, chapter.name, section)
+    assert messages["Value.__add__"].endswith(
+        "see docs/02-the-value-atom.md, section 'Addition and multiplication' "
+        "(page '2. The Value atom')"
+    )
+    assert messages["graph_dot"].endswith(
+        "see docs/07-drawing-the-graph.md (page '7. Drawing the graph')"
+    )
+
+
+def test_skeleton_imports_runs_as_a_module_and_is_ruff_clean(skeleton_file):
+    folder = skeleton_file.parent
+    for command in (["-c", "import micrograd"], ["-m", "micrograd"]):
+        done = subprocess.run(
+            [sys.executable, *command], cwd=folder, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+    config = ["--config", str(ROOT / "pyproject.toml"), "--no-cache", str(skeleton_file)]
+    for ruff in (["check"], ["format", "--check"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "ruff", *ruff, *config], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_skeleton_never_overwrites_a_file_unless_forced(tmp_path, capsys):
+    path = tmp_path / "micrograd.py"
+    path.write_text("# my work\n", encoding="utf-8")
+    with pytest.raises(SkeletonExistsError, match="--force"):
+        write_skeleton(path)
+    assert main(["skeleton", str(path)]) == 1
+    assert "exists: not overwritten" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == "# my work\n"
+    assert main(["skeleton", str(tmp_path), "--force"]) == 0  # a folder: its micrograd.py
+    assert "raise NotImplementedError(" in path.read_text(encoding="utf-8")
+
+
+def test_heading_above_is_the_nearest_heading_over_a_line(tmp_path):
+    chapter = tmp_path / "01-x.md"
+    chapter.write_text("intro\n\n# Title\n\ntext\n\n## Part\n\n```python\npass\n```\n")
+    assert [heading_above(chapter, line) for line in (1, 3, 5, 10)] == ["", "", "Title", "Part"]
+
+
+# --- running the checks ---------------------------------------------------------------------
+
+
+def test_the_learner_engine_replaces_the_engine_fences_and_is_unloaded_after(tmp_path, monkeypatch):
+    chapter = tmp_path / "01-thing.md"
+    chapter.write_text(
+        textwrap.dedent(
+            """\
+            ```python title="micrograd.py"
+            raise AssertionError("the book's engine fence ran")
+            ```
+
+            ```python
+            import micrograd
+
+            assert Thing().whose == "mine" and micrograd.Thing is Thing
+            ```
+            """
+        )
+    )
+    engine = tmp_path / "mine" / "micrograd.py"
+    engine.parent.mkdir()
+    engine.write_text('class Thing:\n    whose = "mine"\n')
+    for before in (None, types.ModuleType("micrograd")):  # none imported yet, or the book's
+        if before is None:
+            monkeypatch.delitem(sys.modules, "micrograd", raising=False)
+        else:
+            monkeypatch.setitem(sys.modules, "micrograd", before)
+        book = Notebook(chapter, engine=engine)
+        book.run_until(len(book.cells))
+        assert book.failure is None
+        assert sys.modules.get("micrograd") is before
+    assert not (engine.parent / "__pycache__").exists()
+
+
+def test_an_endless_loop_costs_its_chapter_a_timeout(tmp_path):
+    engine = tmp_path / "micrograd.py"
+    text = BOOK_ENGINE.read_text(encoding="utf-8")
+    engine.write_text(
+        text.replace("        self.data = data\n", "        while True:\n            pass\n")
+    )
+    (result,) = check(engine, [VALUE_CHAPTER], timeout=2)
+    first_check = next(c for c in cells(VALUE_CHAPTER) if not c.fence.is_engine)
+    assert result.passed == 0 and result.failure.line == first_check.line - 1
+    assert result.failure.message.startswith("timed out after 2 s"), result.failure
+
+
+def test_a_crash_and_an_engine_that_does_not_import_are_reported(tmp_path):
+    crash = tmp_path / "crash" / "micrograd.py"
+    crash.parent.mkdir()
+    text = BOOK_ENGINE.read_text(encoding="utf-8")
+    crash.write_text(
+        text.replace("        self.data = data\n", "        __import__('os')._exit(3)\n")
+    )
+    broken = tmp_path / "broken" / "micrograd.py"
+    broken.parent.mkdir()
+    broken.write_text("class Value:\n    def __init__(self data):\n        pass\n")
+    (crashed,) = check(crash, [VALUE_CHAPTER])
+    assert "stopped (exit code 3)" in crashed.failure.message
+    (unimportable,) = check(broken, [VALUE_CHAPTER])
+    table = progress_table([unimportable], "broken/micrograd.py")
+    assert table.startswith("No check could run: "), table
+    assert "does not import: SyntaxError" in table and "line 2" in table
+
+
+def test_the_command_line_refuses_missing_engines_and_unknown_chapters(tmp_path, capsys):
+    assert main(["learn", str(tmp_path / "nothing.py")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["learn", str(BOOK_ENGINE), "--chapter", "99"]) == 2
+    assert "no chapter '99'" in capsys.readouterr().err
+    assert chapters_named(["2", "02"]) == [VALUE_CHAPTER]
+
+
+# --- the same, under pytest (the terminal and VS Code's Testing panel) -----------------------
+
+
+def pytest_on(chapter: Path, *args: str, env: dict[str, str] | None = None):
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", str(chapter), "-p", "no:cacheprovider", "-rs", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_pytest_runs_the_chapters_against_the_engine_given(skeleton_file):
+    done = pytest_on(VALUE_CHAPTER, "--engine", str(skeleton_file))
+    assert done.returncode == 1, done.stdout
+    assert f"chapters run against {skeleton_file}" in done.stdout
+    assert "1 failed" in done.stdout and " passed" not in done.stdout.splitlines()[-1]
+    assert "NotImplementedError: Value.__init__ is yours to write" in done.stdout
+    assert f"engine fence: {skeleton_file} is used instead" in done.stdout
+
+
+def test_pytest_refuses_a_missing_engine_and_updating_outputs_with_one(tmp_path):
+    missing = pytest_on(VALUE_CHAPTER, env={"MICROGRAD_ENGINE": str(tmp_path / "none.py")})
+    assert missing.returncode == 4, missing.stdout + missing.stderr
+    assert "MICROGRAD_ENGINE" in missing.stderr and "no such file" in missing.stderr
+    both = pytest_on(VALUE_CHAPTER, "--engine", str(BOOK_ENGINE), "--update-outputs")
+    assert both.returncode == 4 and "would write what your engine prints" in both.stderr
