@@ -429,6 +429,19 @@ def time_per_variant(ns):
     return pictures.plot_svg(draw, name="appendix-variants", size=(7.5, 3.0))
 
 
+@figure("13-dynamic-static-captured.md", "13-branches")
+def the_branch_taken(ns):
+    from micrograd import Value, graph_dot
+
+    runs = []
+    for start in (2.0, -2.0):
+        x, y, z = Value(start), Value(5.0), Value(-7.0)
+        out = ns["branchy"](x, y, z)
+        out.backward()
+        runs.append((f"branchy at x = {start:g}", graph_dot(out, {x: "x", y: "y", z: "z"})))
+    return pictures.svg_from_dot(side_by_side(runs, rankdir="TB"))
+
+
 # --- the command -------------------------------------------------------------------------
 
 
