@@ -7,6 +7,10 @@
   LaTeX that latex2mathml cannot convert, or passes through as text (an unknown command
   such as ``\\foo``), is a build warning: an error under --strict. The hook runs before
   other plugins see a page's HTML (the print page copies it), hence its event priority.
+* The engine, downloadable: ``micrograd.py`` (the committed file, from the repository's
+  root) is copied into the site, and the chapters' links to ``../micrograd.py`` (right on
+  GitHub and in VS Code) are pointed at that copy.
+* The home page is "Home" in the navigation, so the book's title is not repeated there.
 * Puts the repository root on ``sys.path``, for ``tools.mathml``.
 """
 
@@ -33,6 +37,22 @@ _MATH = re.compile(
     r'|<div class="arithmatex">\\\[(?P<block>.*?)\\\]</div>',
     re.DOTALL,
 )
+
+
+ENGINE = "micrograd.py"
+
+
+def on_files(files, config, **_):
+    from mkdocs.structure.files import File
+
+    files.append(File.generated(config, ENGINE, abs_src_path=str(ROOT / ENGINE)))
+    return files
+
+
+def on_page_markdown(markdown, page, **_):
+    if page.file.src_uri == "index.md":
+        page.meta.setdefault("title", "Home")
+    return markdown.replace(f"](../{ENGINE})", f"]({ENGINE})")
 
 
 @event_priority(50)  # before the print-site plugin copies the page (default priority: 0)
