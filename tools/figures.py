@@ -66,8 +66,16 @@ def figure(chapter: str, name: str):
     return register
 
 
-def standalone(svg: str) -> str:
-    """The SVG as a file: with an XML namespace and its own colours."""
+def _unique_ids(svg: str, name: str) -> str:
+    """Prefix every id in the SVG with the figure's name: several figures share a page."""
+    for old in set(re.findall(r'\bid="([^"]+)"', svg)):
+        svg = re.sub(rf'(\bid="|#){re.escape(old)}(?=[")])', rf"\g<1>{name}-{old}", svg)
+    return svg
+
+
+def standalone(svg: str, name: str) -> str:
+    """The SVG as a file: with an XML namespace, ids of its own, and its own colours."""
+    svg = _unique_ids(svg, name)
     svg = svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1)
     if 'xmlns="http://www.w3.org/2000/svg" xmlns="http://www.w3.org/2000/svg"' in svg:
         svg = svg.replace(' xmlns="http://www.w3.org/2000/svg"', "", 1)
@@ -463,7 +471,7 @@ def drawn(names: list[str] | None = None, spaces: dict[str, dict] | None = None)
     """name -> the text its file should hold, for the given figures (default: all)."""
     figures = [FIGURES[n] for n in (names or FIGURES)]
     spaces = spaces or namespaces({f.chapter for f in figures})
-    return {f.name: standalone(f.draw(spaces[f.chapter])) for f in figures}
+    return {f.name: standalone(f.draw(spaces[f.chapter]), f.name) for f in figures}
 
 
 def main(argv: list[str] | None = None) -> int:
