@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from tools.figures import FIGURES, drawn
+from tools.figures import FIGURES, drawn, inline
 from tools.notebook import Notebook, chapter
+from tools.pictures import svg_from_dot
 from tools.tangle import ROOT
 
 
@@ -31,3 +34,20 @@ def test_committed_figure_is_what_its_chapter_draws(name):
         f"{where} is not what {figure.chapter} draws now: run `python3 tools/figures.py` "
         "(or, if the chapter's code is wrong, fix the chapter)"
     )
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_figure_file_reads_alone_and_inside_a_page(name):
+    text = FIGURES[name].path.read_text(encoding="utf-8")
+    assert text.startswith('<svg xmlns="http://www.w3.org/2000/svg" class="picture"'), text[:80]
+    assert "<!DOCTYPE" not in text and "<script" not in text
+    assert not re.search(r'"(black|white|#000000|#ffffff)"', text), "fixed page colours"
+    ids = re.findall(r'\bid="([^"]+)"', text)
+    assert all(i.startswith(f"{name}-") for i in ids), "ids must be the figure's own"
+    page = inline(text, "a figure")
+    assert page.startswith('<svg role="img" aria-label="a figure"') and "<style" not in page
+
+
+def test_a_graphviz_error_is_reported():
+    with pytest.raises(ValueError, match="syntax error"):
+        svg_from_dot("digraph {")

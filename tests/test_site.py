@@ -276,22 +276,6 @@ def test_chapter_is_plain_markdown(page):
         )
 
 
-def test_pictures_are_inline_svg_in_the_page_colours():
-    from tools.pictures import line_plot_svg, scatter_svg, svg_from_dot
-
-    pictures = [
-        svg_from_dot("digraph { a -> b }"),
-        line_plot_svg({"loss": [3.0, 2.0, 1.5], "accuracy": [0.1, 0.5, 0.9]}),
-        scatter_svg([(0, 0), (1, 2), (2, 1)], [1, -1, 1], boundary=lambda x, y: x - y),
-    ]
-    for svg in pictures:
-        assert svg.startswith('<svg class="picture"') and svg.endswith("</svg>"), svg[:80]
-        assert "<style" not in svg and "<!DOCTYPE" not in svg, "not fit to sit in a page"
-        assert not re.search(r'"(black|white|#000000|#ffffff)"', svg), "fixed page colours"
-    with pytest.raises(ValueError, match="syntax error"):
-        svg_from_dot("digraph {")
-
-
 def test_two_builds_give_byte_identical_pages(built_site, site_builder, tmp_path):
     again = site_builder(tmp_path / "again")
     assert again.returncode == 0, again.stdout + again.stderr

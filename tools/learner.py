@@ -400,7 +400,7 @@ def _number(chapter: Path) -> int | None:
 def chapters_named(names: list[str], docs: Path = DOCS) -> list[Path]:
     """Chapters by number ("2" or "02") or by the start of the file name ("appendix"), in
     reading order; all chapters with checks if ``names`` is empty."""
-    every = [c for c in chapters(docs) if cells(c)]
+    every = [c for c in chapters(docs) if cells(c) and c.name != "index.md"]  # chapters only
     if not names:
         return every
     wanted = set()
