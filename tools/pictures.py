@@ -1,42 +1,18 @@
-"""Pictures for the book, drawn while the site is built: each function returns inline SVG.
-
-A chapter draws a picture with an output-only markdown-exec fence that prints SVG:
-
-    ```python exec="on" html="1"
-    from micrograd import Value, graph_dot
-    from tools.pictures import svg_from_dot
-
-    a, b = Value(2.0), Value(-3.0)
-    loss = a * b + a
-    loss.backward()
-    print(svg_from_dot(graph_dot(loss, names={a: "a", b: "b"})))
-    ```
-
-The site shows what the fence prints, not its code (add ``source="above"`` to show the
-code too). markdown-exec runs each fence in a fresh namespace unless fences share a
-``session="name"``, so a picture fence builds what it draws or takes it from an earlier
-fence of its session; the chapter's plain fences are not run by the site. pytest also runs
-it, as the next cell of the chapter's notebook, so it must not be slow. The site's tests
-expect every ``exec="on" html="1"`` fence to print at least one of these pictures, and
-check in Chromium that each one is visible and fits the text column.
-
-API (every function returns a string ``<svg class="picture" ...>...</svg>``):
+"""Drawing primitives for the book's figures (tools/figures.py): each returns inline SVG.
 
 * ``svg_from_dot(dot_text)``: lay out a Graphviz DOT graph with the ``graphviz-pure``
-  binary installed in this Python's environment.
-* ``line_plot_svg(curves, *, xlabel="step", ylabel="", logy=False)``: one line per entry
-  of ``curves`` (``{"loss": [...], "accuracy": [...]}``), x = 0, 1, 2, ...
-* ``scatter_svg(points, labels, *, boundary=None, resolution=60)``: 2-D points coloured
-  by label (positive or not); ``boundary``, a function ``(x, y) -> score``, shades where
-  the score is positive or negative on a ``resolution`` x ``resolution`` grid and draws
-  the line where it is zero (a classifier's decision boundary).
-* ``plot_svg(draw, *, size=(6.0, 3.5))``: anything else matplotlib can draw; ``draw``
-  receives a matplotlib ``Axes``.
+  binary installed in this Python's environment (no system Graphviz needed).
+* ``plot_svg(draw, *, name, size)``: whatever matplotlib draws on a fresh Axes; ``name``
+  salts the SVG's ids so that redrawing gives the same bytes.
+* ``line_plot_svg(curves, *, name, ...)``: one line per named curve, against the step.
+* ``scatter_svg(groups, *, name, boundary=None, ...)``: 2-D points coloured by label, one
+  marker per group, over a classifier's regions if ``boundary`` is given.
 
-Pictures follow the page's light or dark scheme: lines and text drawn in black (Graphviz's
-and these plots' default) take the page's text colour, and backgrounds are transparent.
-So keep DOT graphs to the default colours, or to mid-tone ones that read on both.
-They scale down to fit the text column.
+Every function returns ``<svg class="picture" ...>...</svg>``. Lines and text drawn in
+black (Graphviz's and these plots' default) become ``currentColor``, and backgrounds are
+transparent, so a figure takes the page's text colour in light and dark mode; keep DOT
+graphs to the default colours, or to mid-tones that read on both. Figures scale down to
+fit the text column.
 """
 
 from __future__ import annotations
