@@ -179,6 +179,6 @@ def scatter_svg(
         ax.set_xlabel("first coordinate")
         ax.set_ylabel("second coordinate")
         ax.set_aspect("equal", adjustable="box")
-        ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2)
 
-    return plot_svg(draw, name=name, size=(8.0, 4.0))
+    return plot_svg(draw, name=name, size=(6.4, 4.6))  # legend below: legible on a phone
