@@ -7,32 +7,24 @@ import re
 import pytest
 
 from tools.figures import FIGURES, drawn, inline
-from tools.notebook import Notebook, chapter
 from tools.pictures import svg_from_dot
 from tools.tangle import ROOT
 
 
-def namespace(name: str) -> dict:
-    """The chapter's namespace: from this session's run of its fences, or a fresh run."""
-    path = ROOT / "docs" / name
-    book = chapter.notebooks.get(path)
-    if book is None or book.failure or book.next < len(book.cells):
-        book = Notebook(path)
-        book.run_until(len(book.cells))
-    if book.failure:
-        pytest.skip(f"{name} fails, so its figures cannot be drawn: {book.failure}")
-    return book.namespace
+@pytest.fixture(scope="session")
+def redrawn() -> dict[str, str]:
+    """Every figure, drawn afresh from its chapter (one run of each chapter)."""
+    return drawn()
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
-def test_committed_figure_is_what_its_chapter_draws(name):
+def test_committed_figure_is_what_its_chapter_draws(name, redrawn):
     figure = FIGURES[name]
-    text = drawn([name], {figure.chapter: namespace(figure.chapter)})[name]
     where = figure.path.relative_to(ROOT)
-    assert figure.path.exists(), f"{where} is missing: run `python3 tools/figures.py`"
-    assert figure.path.read_text(encoding="utf-8") == text, (
-        f"{where} is not what {figure.chapter} draws now: run `python3 tools/figures.py` "
-        "(or, if the chapter's code is wrong, fix the chapter)"
+    assert figure.path.exists(), f"{where} is missing: run `python3 tools/dev.py figures`"
+    assert figure.path.read_text(encoding="utf-8") == redrawn[name], (
+        f"{where} is not what docs/{figure.chapter} draws now: run "
+        "`python3 tools/dev.py figures` (or, if the chapter's code is wrong, fix the chapter)"
     )
 
 

@@ -212,7 +212,7 @@ def careless_walk(ns):
 def scalar_neuron(ns):
     from micrograd import Value
 
-    w, x, b, y = (Value(ns["at"][name]) for name in "wxby")  # the chapter's fixture
+    w, x, b, y = (Value(ns[name].data) for name in "wxby")  # the chapter's fixture
     prediction = w * x + b
     residual = prediction - y
     loss = residual**2
@@ -453,25 +453,35 @@ def the_branch_taken(ns):
 # --- the command -------------------------------------------------------------------------
 
 
-def namespaces(chapters: set[str]) -> dict[str, dict]:
-    """Run each chapter as the tests do and return its namespace."""
+def shown_at(figure: Figure) -> int:
+    """The line of the figure's chapter that shows it: ![...](figures/<name>.svg)."""
+    lines = (ROOT / "docs" / figure.chapter).read_text(encoding="utf-8").splitlines()
+    needle = f"(figures/{figure.name}.svg)"
+    found = [number for number, line in enumerate(lines, 1) if needle in line]
+    if not found:
+        raise RuntimeError(f"docs/{figure.chapter} does not show figures/{figure.name}.svg")
+    return found[0]
+
+
+def drawn(names: list[str] | None = None) -> dict[str, str]:
+    """name -> the text its file should hold, for the given figures (default: all).
+
+    A figure is drawn from its chapter's namespace as it stands where the chapter shows
+    the figure: the fences above it have run, the ones below (exercises that reuse a name,
+    say) have not. One run of each chapter serves all of its figures."""
     from tools.notebook import Notebook
 
-    found = {}
-    for name in sorted(chapters):
-        book = Notebook(ROOT / "docs" / name)
-        book.run_until(len(book.cells))
-        if book.failure:
-            raise RuntimeError(f"cannot draw the figures of {name}: {book.failure}")
-        found[name] = book.namespace
-    return found
-
-
-def drawn(names: list[str] | None = None, spaces: dict[str, dict] | None = None) -> dict:
-    """name -> the text its file should hold, for the given figures (default: all)."""
-    figures = [FIGURES[n] for n in (names or FIGURES)]
-    spaces = spaces or namespaces({f.chapter for f in figures})
-    return {f.name: standalone(f.draw(spaces[f.chapter]), f.name) for f in figures}
+    figures = sorted((FIGURES[n] for n in (names or FIGURES)), key=lambda f: f.chapter)
+    result = {}
+    for chapter in sorted({f.chapter for f in figures}):
+        book = Notebook(ROOT / "docs" / chapter)
+        for figure in sorted((f for f in figures if f.chapter == chapter), key=shown_at):
+            line = shown_at(figure)
+            book.run_until(sum(1 for cell in book.cells if cell.line < line))
+            if book.failure:
+                raise RuntimeError(f"cannot draw {figure.name}: {book.failure}")
+            result[figure.name] = standalone(figure.draw(book.namespace), figure.name)
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
