@@ -10,6 +10,8 @@ after the language break the site's rendering):
 * Engine fences (```python title="micrograd.py"```) are the chapter's share of the
   engine. They may be pieces of one class body, with demonstrations between them,
   so the engine fences seen so far are executed together, as the tangler joins them.
+  (The namespace and the engine pieces are tools/kernel.py's, which the site's Run
+  buttons use too.)
 * A fence followed by an ```output fence (nothing but blank lines between) must print
   exactly that text; a fence that prints must have one. The reader sees the result in
   the Markdown, and the result cannot drift from the code. `pytest --update-outputs`
@@ -24,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import difflib
 import io
-import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -32,6 +33,7 @@ from typing import ClassVar
 import pytest
 from pytest_markdown_docs._runners import DefaultRunner, register_runner
 
+from tools.kernel import Kernel
 from tools.tangle import ROOT, Fence, _relative, is_python, read_fences, runs_at_build
 
 RUNNER = "chapter"
@@ -50,10 +52,6 @@ def pytest_markdown_docs_markdown_it():
     parser = MarkdownIt("commonmark")
     parser.core.ruler.push("route_python_fences", route_python_fences)
     return parser
-
-
-def _compile(code: str, path: Path, first_line: int):
-    return compile("\n" * (first_line - 1) + code, str(path), "exec", dont_inherit=True)
 
 
 @dataclass(frozen=True)
@@ -105,8 +103,8 @@ class Notebook:
     def __init__(self, path: Path):
         self.path = path
         self.cells = cells(path)
-        self.namespace = types.ModuleType("fence").__dict__
-        self.engine = ""  # the engine fences run so far, padded to their own lines
+        self.kernel = Kernel(str(path))  # the namespace, and the engine fences run so far
+        self.namespace = self.kernel.namespace
         self.next = 0  # index of the next cell to run
         self.failure: str | None = None  # where and how the first failing cell failed
         self.error: BaseException | None = None
@@ -131,9 +129,7 @@ class Notebook:
         self.next += 1
         printed = io.StringIO()
         try:
-            code = self._code(cell.fence)
-            with contextlib.redirect_stdout(printed):
-                exec(code, self.namespace)
+            self.kernel.run(cell.fence.code, cell.line, cell.fence.is_engine, printed)
             self.printed[index] = printed.getvalue()
             self._check_output(cell, printed.getvalue())
         except BaseException as error:
@@ -144,15 +140,6 @@ class Notebook:
             if shown and hasattr(error, "add_note"):  # add_note: Python 3.11+
                 error.add_note(f"The fence printed:\n{printed.getvalue().rstrip()}")
             raise
-
-    def _code(self, fence: Fence):
-        if not fence.is_engine:
-            return _compile(fence.code, fence.path, fence.line)
-        padding = "\n" * (fence.line - 1 - self.engine.count("\n"))
-        engine = self.engine + padding + fence.code
-        code = _compile(engine, fence.path, 1)
-        self.engine = engine  # only once it compiles
-        return code
 
     def _check_output(self, cell: Cell, printed: str) -> None:
         if runs_at_build(cell.fence.info):  # markdown-exec prints its pictures into the page
