@@ -33,8 +33,8 @@ REMOTE_IN_CSS = re.compile(r"""(url\(\s*["']?|@import\s+["']?)(https?:)?//""", r
 
 
 def url_path(page: Path) -> str:
-    """Where a chapter lands on the site (mkdocs' directory URLs)."""
-    return "/" if page.name == "index.md" else f"/{page.stem}/"
+    """Where a chapter lands on the site (use_directory_urls: false, so links work from disk)."""
+    return f"/{page.stem}.html"
 
 
 class RenderedPage(HTMLParser):
@@ -112,7 +112,7 @@ class RenderedPage(HTMLParser):
 
 
 def rendered(site: Path, page: Path) -> RenderedPage:
-    html_file = site / url_path(page).strip("/") / "index.html"
+    html_file = site / url_path(page).lstrip("/")
     return RenderedPage(html_file.read_text(encoding="utf-8"), url_path(page))
 
 
