@@ -353,9 +353,12 @@ def test_stop_a_runaway_loop_on_a_phone_in_the_dark(open_page, site_url):
     assert tab.evaluate("1 + 1") == 2  # the page answers: Python runs in a worker
     stop = bar(tab, second).locator(".notebook-stop")
     assert stop.is_visible() and box_fits(stop, PHONE["width"])
-    stop.click()
+    [worker] = python_workers(tab)
+    with worker.expect_event("close", timeout=10_000):  # Stop ends the worker running Python
+        stop.click()
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
     assert states(tab)[second] == "stopped"
+    assert python_workers(tab) == []
 
     bar(tab, second).locator(".notebook-reset").click()
     run(tab, second)  # a fresh Python: the fence above runs again first
@@ -407,6 +410,10 @@ def test_deep_graphs_are_freed_and_runaway_recursion_is_a_recursion_error(open_p
     assert states(tab)[first] == "ran", failure(tab, first)
     assert printed(tab, first) == "freed 1000\nfreed 100000\nRecursionError\n"
     assert_clean(tab, page.name)
+
+
+def python_workers(tab) -> list:
+    return [worker for worker in tab.workers if worker.url.endswith("/notebook/worker.js")]
 
 
 def box_fits(locator, width: int) -> bool:
