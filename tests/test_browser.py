@@ -17,6 +17,7 @@ SITE_SCREENSHOTS=<folder> to also save a light and a dark screenshot of every pa
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -29,6 +30,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.test_site import url_path
+from tests.test_site_notebook import build_small_site
 from tools.notebook import Notebook
 from tools.site_notebook import RUNTIME_FILES, page_fences
 from tools.tangle import ROOT, chapters, read_fences, runs_at_build
@@ -72,15 +74,24 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def site_url(built_site):
-    """The built site, served on a free port of 127.0.0.1."""
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
+@contextlib.contextmanager
+def serve(folder: Path):
+    """Serve ``folder`` on a free port of 127.0.0.1; yields its URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site):
+    """The built site, served once for the session."""
+    with serve(built_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -311,6 +322,33 @@ def expected_failure(page: Path, tmp_path: Path, old: str, new: str) -> tuple[in
     book.run_until(len(book.cells))
     assert book.error is not None, f"{page.name} with {new!r} passes under pytest"
     return book.cells[book.next - 1].line, type(book.error).__name__
+
+
+@pytest.mark.usefixtures("runtime")
+def test_what_a_fence_prints_shows_under_its_output_block(open_page, tmp_path):
+    # The chapters have no ```output blocks yet: a small site's chapter has one.
+    small, _ = build_small_site(tmp_path, {})
+    with serve(small) as url:
+        tab = open_page(url + "/01-a-chapter.html")
+        tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+        line = 9  # print("</script> stays inside the data"), then its ```output block
+        run(tab, line)
+        result = bar(tab, line).locator("xpath=following-sibling::div[2]")
+        assert "notebook-result" in result.get_attribute("class"), "not below the block"
+        assert (
+            result.locator("xpath=preceding-sibling::div[1]")
+            .get_attribute("class")
+            .startswith("language-output")
+        )
+        assert printed(tab, line) == "</script> stays inside the data\n"
+        assert "the same as the book's output" in result.text_content()
+
+        code(tab, line).fill('print("something else")\n')
+        run(tab, line)
+        assert printed(tab, line) == "something else\n"
+        assert "the book's output above differs" in result.text_content()
+        assert "imports torch" in tab.locator(".notebook-blocked").text_content()
+        assert_clean(tab, "the small site")
 
 
 @pytest.mark.usefixtures("runtime")

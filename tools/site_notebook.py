@@ -64,7 +64,8 @@ PAGE_PYTHON = {  # written into the browser's Python next to the chapter's fence
 }
 HOW_TO_ENABLE = (
     "Run buttons are off: {why}, so the site has no Python runtime (Pyodide {version}). "
-    "Install npm (apt-get install nodejs npm) and build again to turn them on."
+    "To turn them on, install npm (apt-get install nodejs npm) and build again with the "
+    "npm registry in reach."
 )
 
 # Which fences cannot run in the browser. The page has the standard library, the engine
