@@ -1,51 +1,46 @@
-"""Every page of the built site in a real browser: Debian's headless Chromium.
+"""The built site in a real browser: Debian's headless Chromium, driven by Playwright.
 
-The site is served from 127.0.0.1 by a stdlib HTTP server; Chromium is driven with the
-DevTools protocol over --remote-debugging-pipe (JSON messages on its file descriptors 3
-and 4), so the standard library is enough. Each page must load without console errors
-or failed requests, ask nothing of any other host, and show its pictures at a real size.
+The site is built once (tests/conftest.py), served once from 127.0.0.1 by a stdlib HTTP
+server, and opened in one Chromium for the whole session (a fresh context per test).
+Every page must load without console errors or failed requests, show its pictures at a
+real size within the text column, and fit a 390-pixel phone screen; opened from disk it
+must still navigate. The Run buttons (tools/site_notebook.py) must run every chapter in
+the page, as pytest does, show failures with their chapter line, stop a runaway loop, and
+work in the dark scheme on a phone. Every request of every test must stay on loopback:
+any other is refused and reported.
 
 Skipped where `chromium` is not installed (apt-get install chromium fonts-liberation),
-except on CI (CI=true), where that is a failure. Set SITE_SCREENSHOTS=<folder> to also
-save a light and a dark screenshot of every page there.
+except on CI (CI=true), where that is a failure; the same for the site's Python runtime
+(it needs npm). Playwright drives Debian's chromium; it never downloads a browser. Set
+SITE_SCREENSHOTS=<folder> to also save a light and a dark screenshot of every page there.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import functools
-import json
 import os
-import queue
 import re
 import shutil
-import signal
-import tempfile
 import threading
-import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from test_site import url_path
 
-from tools.tangle import ROOT, chapters, read_fences, runs_at_build
+from tests.test_site import url_path
+from tests.test_site_notebook import build_small_site
+from tools.notebook import Notebook
+from tools.site_notebook import RUNTIME_FILES, page_fences
+from tools.tangle import ROOT, chapters
 
 PAGES = chapters(ROOT / "docs")
-HTML_OUTPUT = re.compile(r"""\bhtml=["']?(on|true|yes|1)\b""")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--remote-debugging-pipe",
-]
-TIMEOUT = 20.0  # seconds for any one page
+CHAPTERS = [page for page in PAGES if any(f["shown"] for f in page_fences(page)["fences"])]
+FIGURE = re.compile(r"!\[[^\]]*\]\(figures/[\w-]+\.svg\)")
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+PHONE = {"width": 390, "height": 844}
+RUN_TIMEOUT = 300_000  # ms: loading Python, then running a whole chapter, on a busy machine
 
 # What the page shows of its pictures (svg.picture, drawn by tools/pictures.py).
 PICTURES_JS = """
@@ -58,158 +53,20 @@ PICTURES_JS = """
 """
 
 
-class DevTools:
-    """A headless Chromium and a DevTools-protocol session with one tab."""
-
-    def __init__(self, binary: str, profile: str):
-        import fcntl  # POSIX only, like Debian's chromium
-
-        # Chromium reads commands from its fd 3 and writes replies to its fd 4. Our ends
-        # are moved to fds >= 10, out of the way of the child's dup2s onto 3 and 4.
-        pipes = (*os.pipe(), *os.pipe())
-        command_r, command_w, reply_r, reply_w = (
-            fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in pipes
-        )
-        for fd in pipes:
-            os.close(fd)
-        self.pid = os.posix_spawn(
-            binary,
-            [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            os.environ,
-            file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-                (os.POSIX_SPAWN_DUP2, command_r, 3),
-                (os.POSIX_SPAWN_DUP2, reply_w, 4),
-            ],
-        )
-        os.close(command_r)
-        os.close(reply_w)
-        self.out = os.fdopen(command_w, "wb", buffering=0)
-        self.messages: queue.Queue = queue.Queue()
-        self.events: list[dict] = []
-        self.next_id = 0
-        threading.Thread(target=self._read, args=(reply_r,), daemon=True).start()
-
-    def open_tab(self) -> None:
-        """Open the tab that visit() uses, and listen to its page, console and network."""
-        target = self.call("Target.createTarget", url="about:blank")
-        attached = self.call("Target.attachToTarget", targetId=target["targetId"], flatten=True)
-        self.session = attached["sessionId"]
-        for domain in ("Page", "Runtime", "Log", "Network"):
-            self.call(f"{domain}.enable", session=self.session)
-
-    def _read(self, fd: int) -> None:
-        buffer = b""
-        with os.fdopen(fd, "rb", buffering=0) as pipe:
-            while chunk := pipe.read(65536):
-                *complete, buffer = (buffer + chunk).split(b"\0")
-                for message in complete:
-                    self.messages.put(json.loads(message))
-        self.messages.put(None)  # the browser has gone
-
-    def _receive(self, deadline: float) -> dict:
-        try:
-            message = self.messages.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise TimeoutError("Chromium did not answer in time") from None
-        if message is None:
-            raise RuntimeError("Chromium exited")
-        return message
-
-    def call(self, method: str, session: str | None = None, **params) -> dict:
-        """Send one command and wait for its result, keeping the events that arrive meanwhile."""
-        self.next_id += 1
-        message = {"id": self.next_id, "method": method, "params": params}
-        if session:
-            message["sessionId"] = session
-        self.out.write(json.dumps(message).encode() + b"\0")
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            reply = self._receive(deadline)
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply["result"]
-            self.events.append(reply)
-
-    def wait_until_settled(self, quiet: float = 0.3) -> None:
-        """Wait for the load event, then until no event has arrived for ``quiet`` seconds."""
-        deadline = time.monotonic() + TIMEOUT
-        while not any(e.get("method") == "Page.loadEventFired" for e in self.events):
-            self.events.append(self._receive(deadline))
-        while True:
-            try:
-                self.events.append(self._receive(min(deadline, time.monotonic() + quiet)))
-            except TimeoutError:
-                if time.monotonic() >= deadline:
-                    raise
-                return
-
-    def visit(self, url: str) -> list[dict]:
-        """Open ``url`` in the tab and return the events of its loading."""
-        self.events = []
-        self.call("Page.navigate", session=self.session, url=url)
-        self.wait_until_settled()
-        return self.events
-
-    def evaluate(self, expression: str):
-        result = self.call(
-            "Runtime.evaluate", session=self.session, expression=expression, returnByValue=True
-        )
-        return result["result"].get("value")
-
-    def screenshot(self, path: Path, *, dark: bool) -> None:
-        """Save the whole page, 1280 pixels wide, in the light or the dark scheme."""
-        scheme = [{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]
-        self.call("Emulation.setEmulatedMedia", session=self.session, features=scheme)
-        self.call(
-            "Emulation.setDeviceMetricsOverride",
-            session=self.session,
-            width=1280,
-            height=900,
-            deviceScaleFactor=1,
-            mobile=False,
-        )
-        self.evaluate("localStorage.clear()")  # Material remembers the last scheme shown
-        self.events = []
-        self.call("Page.reload", session=self.session)
-        self.wait_until_settled()
-        image = self.call(
-            "Page.captureScreenshot", session=self.session, captureBeyondViewport=True
-        )
-        path.write_bytes(base64.b64decode(image["data"]))
-        self.call("Emulation.clearDeviceMetricsOverride", session=self.session)
-        self.call("Emulation.setEmulatedMedia", session=self.session, features=[])
-        self.evaluate("localStorage.clear()")
-
-    def close(self) -> None:
-        with contextlib.suppress(RuntimeError, TimeoutError, OSError):
-            self.call("Browser.close")
-        for _ in range(50):
-            if os.waitpid(self.pid, os.WNOHANG) != (0, 0):
-                return
-            time.sleep(0.1)
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    binary = shutil.which("chromium")
-    if binary is None:
+    executable = shutil.which("chromium")
+    if executable is None:
         reason = "Debian's chromium is not installed (apt-get install chromium fonts-liberation)"
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true and {reason}", pytrace=False)
         pytest.skip(reason)
-    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
-        devtools = DevTools(binary, profile)
-        try:
-            devtools.open_tab()
-            yield devtools
-        finally:
-            devtools.close()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -217,60 +74,406 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def site_url(built_site):
-    """The built site, served on a free port of 127.0.0.1."""
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
+@contextlib.contextmanager
+def serve(folder: Path):
+    """Serve ``folder`` on a free port of 127.0.0.1; yields its URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
-def problems(events: list[dict]) -> list[str]:
-    """Console errors, uncaught exceptions, failed requests, requests to other hosts."""
-    found, urls = [], {}
-    for event in events:
-        method, params = event.get("method"), event.get("params", {})
-        if method == "Runtime.exceptionThrown":
-            details = params["exceptionDetails"]
-            found.append(f"uncaught: {details.get('exception', {}).get('description', details)}")
-        elif method == "Runtime.consoleAPICalled" and params["type"] in ("error", "assert"):
-            found.append(f"console.{params['type']}: {params['args']}")
-        elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
-            found.append(f"console: {params['entry']['text']} {params['entry'].get('url', '')}")
-        elif method == "Network.requestWillBeSent":
-            urls[params["requestId"]] = params["request"]["url"]
-            url = urlsplit(params["request"]["url"])
-            if url.scheme not in ("data", "blob", "about") and url.hostname != "127.0.0.1":
-                found.append(f"request to another host: {params['request']['url']}")
-        elif method == "Network.responseReceived" and params["response"]["status"] >= 400:
-            found.append(f"HTTP {params['response']['status']}: {params['response']['url']}")
-        elif method == "Network.loadingFailed":
-            url = urls.get(params["requestId"], params["type"])
-            found.append(f"request failed: {params.get('errorText')}: {url}")
-    return found
+@pytest.fixture(scope="session")
+def site_url(built_site):
+    """The built site, served once for the session."""
+    with serve(built_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def runtime(built_site) -> None:
+    """The built site has the Python runtime (tools/site_notebook.py could fetch it)."""
+    if not (built_site / "assets" / "pyodide" / RUNTIME_FILES[0]).exists():
+        reason = "the site was built without its Python runtime: is npm installed?"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and {reason}", pytrace=False)
+        pytest.skip(reason)
+
+
+class Watch:
+    """Everything a browser context does that a clean page must not: errors, failed
+    requests, and requests to other hosts (refused before they leave)."""
+
+    def __init__(self, context):
+        self.problems: list[str] = []
+        self.requested: list[str] = []
+        context.route(lambda url: not self.local(url), self.refuse)
+        context.on("request", lambda request: self.requested.append(request.url))
+        context.on("requestfailed", self.failed)
+        context.on("response", self.response)
+        context.on("console", self.console)
+        context.on("weberror", lambda error: self.problems.append(f"uncaught: {error.error}"))
+
+    @staticmethod
+    def local(url: str) -> bool:
+        parts = urlsplit(url)
+        return parts.scheme in ("data", "blob", "about", "file") or parts.hostname in LOOPBACK
+
+    def refuse(self, route):
+        self.problems.append(f"request to another host: {route.request.url}")
+        route.abort()
+
+    def failed(self, request):
+        if self.local(request.url):
+            self.problems.append(f"request failed: {request.failure}: {request.url}")
+
+    def response(self, response):
+        if response.status >= 400:
+            self.problems.append(f"HTTP {response.status}: {response.url}")
+
+    def console(self, message):
+        if message.type in ("error", "assert"):
+            self.problems.append(f"console.{message.type}: {message.text} {message.location}")
+
+
+@pytest.fixture
+def open_page(browser):
+    """Open a page in a fresh browser context: open_page(url, dark=False, phone=False)."""
+    opened = []
+
+    def open_(url: str, *, dark: bool = False, phone: bool = False):
+        context = browser.new_context(
+            color_scheme="dark" if dark else "light",
+            viewport=PHONE if phone else {"width": 1280, "height": 900},
+        )
+        context.set_default_timeout(30_000)
+        watch = Watch(context)
+        page = context.new_page()
+        page.watch = watch
+        opened.append(context)
+        page.goto(url, wait_until="load")
+        return page
+
+    yield open_
+    for context in opened:
+        context.close()
+
+
+def assert_clean(page, what: str) -> None:
+    assert not page.watch.problems, f"{what} in Chromium: {page.watch.problems}"
+
+
+# -- every page --------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
-def test_page_loads_cleanly_in_chromium(browser, site_url, page):
-    found = problems(browser.visit(site_url + url_path(page)))
-    assert not found, f"{page.name} in Chromium: {found}"
+def test_page_loads_cleanly_in_chromium(open_page, site_url, built_site, page):
+    tab = open_page(site_url + url_path(page))
+    tab.wait_for_load_state("networkidle")
+    assert_clean(tab, page.name)
 
-    drawn = sum(  # picture fences: ```python exec="on" html="1"```
-        bool(f.is_python and runs_at_build(f.info) and HTML_OUTPUT.search(f.info))
-        for f in read_fences(page)
-    )
-    pictures = browser.evaluate(PICTURES_JS)
+    drawn = len(FIGURE.findall(page.read_text(encoding="utf-8")))  # ![...](figures/...)
+    pictures = tab.evaluate(PICTURES_JS)
     assert len(pictures) >= drawn, f"{page.name}: {drawn} picture fences, {len(pictures)} shown"
     for picture in pictures:
         assert picture["width"] > 0 and picture["height"] > 0, f"{page.name}: empty {picture}"
         assert not picture["hidden"], f"{page.name}: hidden picture {picture}"
         assert not picture["overflows"], f"{page.name}: picture wider than the text {picture}"
 
+    if (built_site / "assets" / "pyodide").exists():  # every shown python fence has a bar
+        shown = [f for f in page_fences(page)["fences"] if f["shown"]]
+        bars = tab.locator(".notebook-bar").count()
+        assert bars == len(shown), f"{page.name}: {len(shown)} python fences, {bars} Run bars"
+        assert not any("pyodide" in url for url in tab.watch.requested), (
+            f"{page.name}: the Python runtime was loaded before any Run click"
+        )
+
     if folder := os.environ.get("SITE_SCREENSHOTS"):
         Path(folder).mkdir(parents=True, exist_ok=True)
         for dark in (False, True):
+            shot = open_page(site_url + url_path(page), dark=dark)
+            shot.wait_for_load_state("networkidle")
             name = f"{page.stem}-{'dark' if dark else 'light'}.png"
-            browser.screenshot(Path(folder) / name, dark=dark)
+            shot.screenshot(path=str(Path(folder) / name), full_page=True)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
+def test_page_fits_a_phone_screen(open_page, site_url, page):
+    tab = open_page(site_url + url_path(page), phone=True)
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], (
+        f"{page.name} is {width} px wide on a {PHONE['width']} px screen: something "
+        "(a formula, a table, a picture) needs to scroll inside its own box"
+    )
+    assert_clean(tab, page.name)
+
+
+def test_site_navigates_from_disk_and_the_run_buttons_say_to_serve_it(open_page, built_site):
+    home = open_page((built_site / "index.html").as_uri())
+    first, second = PAGES[1], PAGES[2]
+    home.locator("a.md-footer__link--next").click()
+    home.wait_for_load_state("load")
+    assert home.url.endswith(url_path(first)), home.url
+    home.locator("a.md-footer__link--next").click()
+    home.wait_for_load_state("load")
+    assert home.url.endswith(url_path(second)), home.url
+    assert home.locator("article h1").first.is_visible()
+
+    if (built_site / "assets" / "pyodide").exists():
+        home.locator(".notebook-run").first.click()
+        said = home.locator(".notebook-failure").first.text_content()
+        for advice in ("served", "python3 tools/dev.py serve", "python3 -m http.server -d site"):
+            assert advice in said, f"from file://, a Run click should say {advice!r}: {said!r}"
+    outside = [url for url in home.watch.requested if not url.startswith("file://")]
+    assert not outside, f"opened from disk, the site asked for {outside}"
+
+
+# -- the Run buttons -----------------------------------------------------------------------
+
+
+def bar(tab, line: int):
+    """The Run bar of the fence whose code starts on chapter line ``line``."""
+    return tab.locator(f'.notebook-bar[data-line="{line}"]')
+
+
+def code(tab, line: int):
+    """The editable code of that fence (opening the <details> around it, if any)."""
+    block = bar(tab, line).locator("xpath=preceding-sibling::div[1]")
+    block.evaluate("b => { const d = b.closest('details'); if (d) d.open = true; }")
+    return block.locator("pre > code")
+
+
+def run(tab, line: int) -> None:
+    """Click Run on a fence and wait until the chapter has stopped running."""
+    bar(tab, line).locator(".notebook-run").click()
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
+
+
+def states(tab) -> dict[int, str]:
+    """Each Run bar's state by fence line: idle, running, ran, failed, not-run, stopped."""
+    bars = tab.locator(".notebook-bar:not(.notebook-blocked)").all()
+    return {int(b.get_attribute("data-line")): b.get_attribute("data-state") for b in bars}
+
+
+def printed(tab, line: int) -> str:
+    """What the fence printed when it last ran, as the page shows it."""
+    result = bar(tab, line).locator("xpath=following-sibling::div[@class='notebook-result'][1]")
+    return result.locator(".notebook-printed").text_content()
+
+
+def failure(tab, line: int) -> str:
+    """How the fence failed when it last ran, as the page shows it."""
+    result = bar(tab, line).locator("xpath=following-sibling::div[@class='notebook-result'][1]")
+    return result.locator(".notebook-failure").text_content()
+
+
+def chapter_page(open_page, site_url, name: str, **options):
+    [page] = [p for p in PAGES if p.name.startswith(name)]
+    tab = open_page(site_url + url_path(page), **options)
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    return page, tab
+
+
+def fence_with(page: Path, text: str) -> dict:
+    """The one python fence of ``page`` whose code contains ``text``."""
+    found = [f for f in page_fences(page)["fences"] if text in f["code"]]
+    assert len(found) == 1, f"{page.name}: {len(found)} python fences contain {text!r}"
+    return found[0]
+
+
+def assert_loaded_locally(tab) -> None:
+    """The runtime came from the site itself, and nothing went elsewhere (Watch refuses it)."""
+    for name in RUNTIME_FILES:
+        assert any(url.endswith(f"/assets/pyodide/{name}") for url in tab.watch.requested), name
+
+
+@pytest.mark.usefixtures("runtime")
+def test_a_late_fence_in_chapter_3_runs_the_fences_above_it_first(open_page, site_url):
+    page, tab = chapter_page(open_page, site_url, "03-")
+    late = fence_with(page, "run the forward computation again")
+    code(tab, late["line"]).fill(late["code"] + "print(x.grad, x2.grad)\n")
+    run(tab, late["line"])
+
+    found = states(tab)
+    above = [line for line in found if line < late["line"]]
+    assert above and all(found[line] == "ran" for line in above), found
+    assert found[late["line"]] == "ran", found
+    assert all(found[line] == "idle" for line in found if line > late["line"]), found
+    assert printed(tab, late["line"]) == "30.0 30.0\n"
+    assert_loaded_locally(tab)
+    assert_clean(tab, page.name)
+
+
+def expected_failure(page: Path, tmp_path: Path, old: str, new: str) -> tuple[int, str]:
+    """Where pytest's runner stops the chapter with ``old`` replaced by ``new``: the failing
+    fence's first line and the error's type."""
+    copy = tmp_path / page.name
+    text = page.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{page.name} should contain {old!r} once"
+    copy.write_text(text.replace(old, new), encoding="utf-8")
+    book = Notebook(copy)
+    book.run_until(len(book.cells))
+    assert book.error is not None, f"{page.name} with {new!r} passes under pytest"
+    return book.cells[book.next - 1].line, type(book.error).__name__
+
+
+@pytest.mark.usefixtures("runtime")
+def test_what_a_fence_prints_shows_under_its_output_block(open_page, tmp_path):
+    # The chapters have no ```output blocks yet: a small site's chapter has one.
+    small, _ = build_small_site(tmp_path, {})
+    with serve(small) as url:
+        tab = open_page(url + "/01-a-chapter.html")
+        tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+        line = 9  # print("</script> stays inside the data"), then its ```output block
+        run(tab, line)
+        result = bar(tab, line).locator("xpath=following-sibling::div[2]")
+        assert "notebook-result" in result.get_attribute("class"), "not below the block"
+        assert (
+            result.locator("xpath=preceding-sibling::div[1]")
+            .get_attribute("class")
+            .startswith("language-output")
+        )
+        assert printed(tab, line) == "</script> stays inside the data\n"
+        assert "the same as the book's output" in result.text_content()
+
+        code(tab, line).fill('print("something else")\n')
+        run(tab, line)
+        assert printed(tab, line) == "something else\n"
+        assert "the book's output above differs" in result.text_content()
+        assert "imports torch" in tab.locator(".notebook-blocked").text_content()
+        assert_clean(tab, "the small site")
+
+
+@pytest.mark.usefixtures("runtime")
+def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
+    open_page, site_url, tmp_path
+):
+    old, new = "operand.grad += local * grad", "operand.grad = local * grad"
+    page, tab = chapter_page(open_page, site_url, "02-")
+    failing_line, error = expected_failure(page, tmp_path, old, new)
+    engine = fence_with(page, old)
+    assert engine["engine"]
+    last = max(int(line) for line in states(tab))
+
+    code(tab, engine["line"]).fill(engine["code"].replace(old, new))
+    run(tab, last)
+    found = states(tab)
+    assert found[failing_line] == "failed", found
+    assert all(found[line] == "ran" for line in found if line < failing_line), found
+    assert all(found[line] == "not-run" for line in found if line > failing_line), found
+    said = failure(tab, failing_line)
+    headline = re.match(rf"docs/{page.name}:(\d+): {error}", said)
+    assert headline, f"the failure should start with the chapter line and {error}: {said!r}"
+    assert failing_line <= int(headline[1]) < min(line for line in found if line > failing_line)
+
+    bar(tab, engine["line"]).locator(".notebook-reset").click()  # Reset, and all is well
+    assert code(tab, engine["line"]).text_content() == engine["code"]
+    run(tab, last)
+    assert set(states(tab).values()) == {"ran"}, states(tab)
+    assert_clean(tab, page.name)
+
+
+@pytest.mark.usefixtures("runtime")
+def test_stop_a_runaway_loop_on_a_phone_in_the_dark(open_page, site_url):
+    page, tab = chapter_page(open_page, site_url, "01-", dark=True, phone=True)
+    assert tab.evaluate("document.body.dataset.mdColorScheme") == "slate"
+    first, second = sorted(states(tab))[:2]
+    code(tab, second).fill("while True:\n    pass\n")
+    bar(tab, second).locator(".notebook-run").click()
+    tab.wait_for_selector(f'.notebook-bar[data-line="{second}"][data-state=running]')
+    assert tab.evaluate("1 + 1") == 2  # the page answers: Python runs in a worker
+    stop = bar(tab, second).locator(".notebook-stop")
+    assert stop.is_visible() and box_fits(stop, PHONE["width"])
+    [worker] = python_workers(tab)
+    with worker.expect_event("close", timeout=10_000):  # Stop ends the worker running Python
+        stop.click()
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    assert states(tab)[second] == "stopped"
+    assert python_workers(tab) == []
+
+    bar(tab, second).locator(".notebook-reset").click()
+    run(tab, second)  # a fresh Python: the fence above runs again first
+    assert states(tab)[first] == states(tab)[second] == "ran", states(tab)
+    assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    run_button = bar(tab, first).locator(".notebook-run")
+    assert box_fits(run_button, PHONE["width"])
+    colours = run_button.evaluate(
+        "b => [getComputedStyle(b).color, getComputedStyle(document.body).backgroundColor]"
+    )
+    assert colours[0] != colours[1], f"the Run button's text is the page's colour: {colours}"
+    assert_clean(tab, page.name)
+
+
+DEEP = """\
+from micrograd import Value
+
+
+def chain(length):
+    node = Value(1.0)
+    for _ in range(length):
+        node = node * 1.0
+    return node
+
+
+for length in (1_000, 100_000):
+    deep = chain(length)
+    deep = None  # freeing a deep graph must not crash the browser's Python
+    print("freed", length)
+
+
+def down(n):
+    return down(n + 1)
+
+
+try:
+    down(0)
+except RecursionError:
+    print("RecursionError")
+"""
+
+
+@pytest.mark.usefixtures("runtime")
+def test_deep_graphs_are_freed_and_runaway_recursion_is_a_recursion_error(open_page, site_url):
+    page, tab = chapter_page(open_page, site_url, "01-")
+    first = min(states(tab))
+    code(tab, first).fill(DEEP)
+    run(tab, first)
+    assert states(tab)[first] == "ran", failure(tab, first)
+    assert printed(tab, first) == "freed 1000\nfreed 100000\nRecursionError\n"
+    assert_clean(tab, page.name)
+
+
+def python_workers(tab) -> list:
+    return [worker for worker in tab.workers if worker.url.endswith("/notebook/worker.js")]
+
+
+def box_fits(locator, width: int) -> bool:
+    box = locator.bounding_box()
+    return box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+
+
+@pytest.mark.usefixtures("runtime")
+@pytest.mark.parametrize("page", CHAPTERS, ids=[page.name for page in CHAPTERS])
+def test_every_fence_runs_and_can_be_edited_in_the_page(open_page, site_url, page):
+    tab = open_page(site_url + url_path(page))
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    fences = page_fences(page)["fences"]
+    runnable = [f for f in fences if f["shown"] and not f["blocked"]]
+    if not runnable:
+        notes = tab.locator(".notebook-blocked").count()
+        assert notes == len([f for f in fences if f["shown"]]), "each fence says why not"
+        return
+    last = runnable[-1]
+    code(tab, last["line"]).fill(last["code"] + 'print("edited in the page")\n')
+    run(tab, last["line"])
+    found = states(tab)
+    failed = {line: state for line, state in found.items() if state != "ran"}
+    reports = tab.locator(".notebook-failure").all_text_contents()
+    assert not failed, f"{page.name}: fences not passing in the page: {failed}\n{reports}"
+    assert set(found) == {f["line"] for f in runnable}  # blocked fences have no Run
+    assert printed(tab, last["line"]).endswith("edited in the page\n")
+    assert_clean(tab, page.name)

@@ -23,12 +23,11 @@ from latex2mathml import commands
 from latex2mathml.converter import convert
 from markdown_it import MarkdownIt
 
-from tools.tangle import ROOT, chapters, is_python, read_fences, runs_at_build
+from tools.tangle import ROOT, chapters, is_python, read_fences
 
 PAGES = chapters(ROOT / "docs")  # index.md first, then the chapters in reading order
 _ids = [page.name for page in PAGES]
 
-SOURCE_SHOWN = re.compile(r"\bsource=")  # markdown-exec shows the code only if asked to
 TITLE = re.compile(r'\btitle="([^"]*)"')
 PLAIN_PYTHON_INFO = re.compile(r'python(\s+[A-Za-z_][\w-]*="[^"]*")*')
 SITE_ONLY_BLOCK = re.compile(r"(!!!|\?\?\?\+?|===\+?)\s")  # admonitions, details, tabs
@@ -163,8 +162,7 @@ def test_site_builds_strictly(site_build):
 def test_python_fences_became_highlighted_code(built_site, page):
     expected = []  # the title bar each shown python fence should get (None: no title)
     for fence in read_fences(page):
-        shown = not runs_at_build(fence.info) or SOURCE_SHOWN.search(fence.info)
-        if fence.is_python and shown:
+        if fence.is_python:
             title = TITLE.search(fence.info)
             expected.append(title[1] if title else None)
     shown = rendered(built_site, page).code_titles

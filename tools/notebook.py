@@ -10,6 +10,8 @@ after the language break the site's rendering):
 * Engine fences (```python title="micrograd.py"```) are the chapter's share of the
   engine. They may be pieces of one class body, with demonstrations between them,
   so the engine fences seen so far are executed together, as the tangler joins them.
+  (The namespace and the engine pieces are tools/kernel.py's, which the site's Run
+  buttons use too.)
 * A fence followed by an ```output fence (nothing but blank lines between) must print
   exactly that text; a fence that prints must have one. The reader sees the result in
   the Markdown, and the result cannot drift from the code. `pytest --update-outputs`
@@ -36,6 +38,7 @@ from typing import ClassVar
 import pytest
 from pytest_markdown_docs._runners import DefaultRunner, register_runner
 
+from tools.kernel import Kernel
 from tools.tangle import ROOT, Fence, _relative, is_python, read_fences
 
 RUNNER = "chapter"
@@ -55,10 +58,6 @@ def pytest_markdown_docs_markdown_it():
     parser = MarkdownIt("commonmark")
     parser.core.ruler.push("route_python_fences", route_python_fences)
     return parser
-
-
-def _compile(code: str, path: Path, first_line: int):
-    return compile("\n" * (first_line - 1) + code, str(path), "exec", dont_inherit=True)
 
 
 @dataclass(frozen=True)
@@ -155,8 +154,8 @@ class Notebook:
         self.path = path
         self.check_outputs = check_outputs  # False while --update-outputs rewrites them
         self.cells = cells(path)
-        self.namespace = types.ModuleType("fence").__dict__
-        self.engine = ""  # the engine fences run so far, padded to their own lines
+        self.kernel = Kernel(str(path))  # the namespace, and the engine fences run so far
+        self.namespace = self.kernel.namespace
         self.engine_file = engine  # a learner's micrograd.py, used instead of engine fences
         self._learner_module: types.ModuleType | None = None
         self.next = 0  # index of the next cell to run
@@ -184,9 +183,8 @@ class Notebook:
         printed = io.StringIO()
         try:
             with self._learner_engine():
-                code = self._code(cell.fence)
-                with contextlib.redirect_stdout(printed):
-                    exec(code, self.namespace)
+                if not (cell.fence.is_engine and self.engine_file is not None):
+                    self.kernel.run(cell.fence.code, cell.line, cell.fence.is_engine, printed)
             self.printed[index] = printed.getvalue()
             if self.check_outputs:
                 self._check_output(cell, printed.getvalue())
@@ -214,17 +212,6 @@ class Notebook:
                 self.namespace.update({k: v for k, v in names if not k.startswith("_")})
         with as_micrograd(self._learner_module):
             yield
-
-    def _code(self, fence: Fence):
-        if fence.is_engine and self.engine_file is not None:
-            return _compile("", fence.path, fence.line)  # the learner's engine stands in
-        if not fence.is_engine:
-            return _compile(fence.code, fence.path, fence.line)
-        padding = "\n" * (fence.line - 1 - self.engine.count("\n"))
-        engine = self.engine + padding + fence.code
-        code = _compile(engine, fence.path, 1)
-        self.engine = engine  # only once it compiles
-        return code
 
     def _check_output(self, cell: Cell, printed: str) -> None:
         where = f"{_relative(self.path, ROOT)}:{cell.line - 1}"

@@ -1,0 +1,334 @@
+// Run buttons for a chapter page: the chapter is one notebook, as under pytest.
+//
+// The page carries its python fences as JSON (<script id="notebook-fences">, written by
+// tools/site_notebook.py while the site is built): code, first line, engine or not, and
+// why a fence cannot run in a browser, if it cannot. The fences the page shows are its
+// python code blocks, in the same order; each gets a bar with Run, Stop and Reset, and
+// its code becomes editable. Running a fence first runs the fences above it that have
+// not run; a failure stops the chapter there, as under pytest. What a fence prints and
+// how it failed appear under it (under its ```output block, if it has one).
+//
+// Python runs in a Web Worker (worker.js) that is created on the first Run click, so
+// nothing is loaded before a reader asks. Stop terminates the worker; the next Run
+// starts a fresh one and runs the fences above again. Without the JSON (a site built
+// without the runtime) this script does nothing.
+
+(function () {
+  "use strict";
+
+  const here = new URL(".", document.currentScript.src);
+  const SERVE =
+    "Python runs on this page only when the site is served over HTTP: browsers do not " +
+    "let it load from a file:// page. In the repository, run `python3 tools/dev.py serve`, " +
+    "or serve a built site with `python3 -m http.server -d site`, then open " +
+    "http://127.0.0.1:8000/ in the browser.";
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function button(className, label, title) {
+    const node = element("button", "notebook-button " + className, label);
+    node.type = "button";
+    node.title = title;
+    return node;
+  }
+
+  class Stopped extends Error {}
+
+  // One python fence of the chapter; `block` is its code block on the page, if shown.
+  class Cell {
+    constructor(notebook, fence, index, block) {
+      this.notebook = notebook;
+      this.fence = fence;
+      this.index = index;
+      this.block = block;
+      if (block) this.decorate();
+    }
+
+    get where() {
+      return `line ${this.fence.line - 1}`; // the opening ``` line, as pytest reports it
+    }
+
+    decorate() {
+      const { fence, block } = this;
+      this.bar = element("div", "notebook-bar");
+      this.bar.dataset.line = fence.line; // the fence's first line of code in the chapter
+      block.after(this.bar);
+      if (fence.blocked) {
+        this.bar.classList.add("notebook-blocked");
+        this.bar.append(
+          element(
+            "span",
+            "notebook-note",
+            `Not run on this page: ${fence.blocked}. ` +
+              `Run it with \`python3 tools/dev.py test ${this.notebook.chapter}\`.`,
+          ),
+        );
+        return;
+      }
+      this.code = block.querySelector("pre > code");
+      this.original = this.code.innerHTML;
+      this.code.contentEditable = "plaintext-only";
+      this.code.spellcheck = false;
+      this.code.setAttribute("aria-label", `Python code, ${this.where} (editable)`);
+      this.code.addEventListener("input", () => this.edited());
+      this.code.addEventListener("keydown", (event) => this.key(event));
+
+      this.runButton = button(
+        "notebook-run",
+        "▶ Run",
+        "Run this fence, after the fences above it that have not run (Shift+Enter)",
+      );
+      this.stopButton = button("notebook-stop", "■ Stop", "Stop Python (the next Run starts afresh)");
+      this.resetButton = button("notebook-reset", "↺ Reset", "Put back the book's code");
+      this.status = element("span", "notebook-status");
+      this.status.setAttribute("role", "status");
+      this.stopButton.hidden = this.resetButton.hidden = true;
+      this.runButton.addEventListener("click", () => this.notebook.run(this.index));
+      this.stopButton.addEventListener("click", () => this.notebook.stop());
+      this.resetButton.addEventListener("click", () => this.reset());
+      this.bar.append(this.runButton, this.stopButton, this.resetButton, this.status);
+
+      // What it printed, and how it failed: under its ```output block if it has one.
+      this.result = element("div", "notebook-result");
+      this.result.hidden = true;
+      this.caption = element("div", "notebook-caption");
+      this.printed = element("pre", "notebook-printed");
+      this.failure = element("pre", "notebook-failure");
+      this.result.append(this.caption, this.printed, this.failure);
+      const next = block.nextElementSibling === this.bar ? this.bar.nextElementSibling : null;
+      this.book = next && next.matches("div.language-output") ? next : null;
+      (this.book || this.bar).after(this.result);
+      this.setState("idle", "");
+    }
+
+    get text() {
+      return this.code ? this.code.textContent : this.fence.code;
+    }
+
+    key(event) {
+      if (event.key === "Enter" && event.shiftKey) {
+        event.preventDefault();
+        this.notebook.run(this.index);
+      } else if (event.key === "Tab" && !event.shiftKey) {
+        event.preventDefault();
+        document.execCommand("insertText", false, "    ");
+      }
+    }
+
+    edited() {
+      this.resetButton.hidden = this.text.trimEnd() === this.fence.code.trimEnd();
+      this.notebook.edited(this);
+    }
+
+    reset() {
+      this.code.innerHTML = this.original;
+      this.edited();
+    }
+
+    setState(state, status) {
+      if (!this.bar || this.fence.blocked) return;
+      this.bar.dataset.state = state;
+      this.status.textContent = status;
+    }
+
+    clear() {
+      if (!this.result) return;
+      this.result.hidden = true;
+      this.printed.textContent = this.failure.textContent = this.caption.textContent = "";
+      this.setState("idle", "");
+    }
+
+    show() {
+      const printed = this.printed.textContent;
+      const failed = this.failure.textContent !== "";
+      this.result.hidden = printed === "" && !failed;
+      this.printed.hidden = printed === "";
+      this.failure.hidden = !failed;
+      let caption = printed === "" ? "" : "Printed";
+      if (printed !== "" && this.book) {
+        const same = printed === this.book.querySelector("code").textContent;
+        caption += same ? " (the same as the book's output above)" : " (the book's output above differs)";
+      }
+      this.caption.textContent = caption;
+    }
+
+    print(text) {
+      this.printed.textContent += text;
+      this.show();
+    }
+
+    fail(report) {
+      this.failure.textContent = report;
+      this.show();
+      const details = this.block.closest("details");
+      if (details) details.open = true;
+    }
+
+    busy(running) {
+      if (!this.runButton) return;
+      this.runButton.disabled = running;
+      this.stopButton.hidden = !running || this.index !== this.notebook.target;
+    }
+  }
+
+  class Notebook {
+    constructor(page, blocks) {
+      this.chapter = page.chapter;
+      this.cells = page.fences.map((fence, index) => new Cell(this, fence, index, blocks[index]));
+      this.worker = null;
+      this.next = 0; // fences before this index have run in the worker's namespace
+      this.stale = false; // a fence that ran was edited, or one failed: start afresh
+      this.target = null; // the fence whose Run is in progress
+      this.waiting = null; // {resolve, reject, cell} of the fence running now
+      document.body.dataset.notebook = "idle"; // "running" while a Run is in progress
+    }
+
+    edited(cell) {
+      if (cell.index < this.next) this.stale = true;
+    }
+
+    startWorker() {
+      this.worker = new Worker(new URL("worker.js", here), { type: "module" });
+      this.ready = new Promise((resolve, reject) => {
+        this.loaded = { resolve, reject };
+      });
+      this.ready.catch(() => {}); // whoever awaits it handles the failure
+      this.worker.onmessage = (event) => this.receive(event.data);
+      this.worker.onerror = (event) => this.broken(event.message || "the worker failed");
+    }
+
+    receive(message) {
+      const waiting = this.waiting;
+      if (message.kind === "ready") this.loaded.resolve();
+      else if (message.kind === "broken") this.broken(message.error);
+      else if (message.kind === "print" && waiting) waiting.cell.print(message.text);
+      else if (message.kind === "done" && waiting) waiting.resolve(message.failure);
+    }
+
+    broken(error) {
+      const first = String(error).split("\n")[0];
+      const failure = new Error(`The page's Python stopped: ${first}. The next Run starts it afresh.`);
+      this.loaded.reject(failure);
+      if (this.waiting) this.waiting.reject(failure);
+      this.discardWorker();
+    }
+
+    discardWorker() {
+      if (this.worker) this.worker.terminate();
+      this.worker = null;
+      this.next = 0;
+    }
+
+    // Run fence `target`, after the fences above it that have not run.
+    async run(target) {
+      const cell = this.cells[target];
+      if (location.protocol === "file:") {
+        cell.clear();
+        cell.fail(SERVE);
+        cell.setState("unserved", "the site must be served");
+        return;
+      }
+      if (this.target !== null) return;
+      this.target = target;
+      document.body.dataset.notebook = "running";
+      this.cells.forEach((c) => c.busy(true));
+      try {
+        if (this.worker === null) {
+          this.startWorker();
+          this.stale = true;
+          cell.setState("loading", "starting Python (the first Run loads it)…");
+          await this.ready;
+        }
+        if (this.stale || target < this.next) {
+          this.worker.postMessage({ kind: "fresh", chapter: this.chapter });
+          this.cells.forEach((c) => c.clear());
+          this.next = 0;
+          this.stale = false;
+        }
+        while (this.next <= target) {
+          const current = this.cells[this.next];
+          this.next += 1;
+          if (current.fence.blocked) continue;
+          const failure = await this.runCell(current);
+          if (failure !== null) {
+            this.stale = true; // under pytest too, nothing runs after the first failure
+            this.cells.slice(this.next, target + 1).forEach((later) => {
+              later.setState("not-run", `not run: the fence at ${current.where} failed first`);
+            });
+            break;
+          }
+        }
+      } catch (error) {
+        if (!(error instanceof Stopped)) {
+          cell.fail(String(error.message || error));
+          cell.setState("broken", "Python could not run");
+        }
+      } finally {
+        this.target = null;
+        this.waiting = null;
+        this.cells.forEach((c) => c.busy(false));
+        document.body.dataset.notebook = "idle";
+      }
+    }
+
+    runCell(cell) {
+      cell.clear();
+      cell.setState("running", "running…");
+      return new Promise((resolve, reject) => {
+        this.waiting = { resolve, reject, cell };
+        this.worker.postMessage({
+          kind: "run",
+          index: cell.index,
+          code: cell.text,
+          line: cell.fence.line,
+          engine: cell.fence.engine,
+        });
+      }).then((failure) => {
+        if (failure === null) cell.setState("ran", "ran");
+        else {
+          cell.fail(failure);
+          cell.setState("failed", "failed");
+        }
+        return failure;
+      });
+    }
+
+    stop() {
+      if (this.target === null) return;
+      const running = this.waiting ? this.waiting.cell : this.cells[this.target];
+      running.setState("stopped", "stopped: the next Run starts Python afresh");
+      if (this.waiting) this.waiting.reject(new Stopped());
+      this.loaded.reject(new Stopped());
+      this.discardWorker();
+    }
+  }
+
+  function setup() {
+    const data = document.getElementById("notebook-fences");
+    if (!data) return; // no runtime in this build, or no python fences on this page
+    const page = JSON.parse(data.textContent);
+    const blocks = [...document.querySelectorAll("article div.language-python.highlight")];
+    const shown = page.fences;
+    const mismatch = shown.findIndex(
+      (fence, i) =>
+        !blocks[i] || blocks[i].querySelector("pre > code").textContent.trimEnd() !== fence.code.trimEnd(),
+    );
+    if (blocks.length !== shown.length || mismatch >= 0) {
+      console.error(
+        `notebook: ${page.chapter} has ${shown.length} python fences, the page shows ` +
+          `${blocks.length} python code blocks (first difference: fence ${mismatch}); ` +
+          "no Run buttons on this page",
+      );
+      return;
+    }
+    new Notebook(page, blocks);
+  }
+
+  if (typeof document$ !== "undefined") document$.subscribe(setup); // Material's page-load signal
+  else document.addEventListener("DOMContentLoaded", setup);
+})();
