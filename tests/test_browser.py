@@ -36,7 +36,7 @@ from tools.site_notebook import RUNTIME_FILES, page_fences
 from tools.tangle import ROOT, chapters
 
 PAGES = chapters(ROOT / "docs")
-CHAPTERS = [page for page in PAGES if any(f["shown"] for f in page_fences(page)["fences"])]
+CHAPTERS = [page for page in PAGES if page_fences(page)["fences"]]
 FIGURE = re.compile(r"!\[[^\]]*\]\(figures/[\w-]+\.svg\)")
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 PHONE = {"width": 390, "height": 844}
@@ -178,14 +178,14 @@ def test_page_loads_cleanly_in_chromium(open_page, site_url, built_site, page):
 
     drawn = len(FIGURE.findall(page.read_text(encoding="utf-8")))  # ![...](figures/...)
     pictures = tab.evaluate(PICTURES_JS)
-    assert len(pictures) >= drawn, f"{page.name}: {drawn} picture fences, {len(pictures)} shown"
+    assert len(pictures) >= drawn, f"{page.name}: {drawn} figures, {len(pictures)} shown"
     for picture in pictures:
         assert picture["width"] > 0 and picture["height"] > 0, f"{page.name}: empty {picture}"
         assert not picture["hidden"], f"{page.name}: hidden picture {picture}"
         assert not picture["overflows"], f"{page.name}: picture wider than the text {picture}"
 
     if (built_site / "assets" / "pyodide").exists():  # every shown python fence has a bar
-        shown = [f for f in page_fences(page)["fences"] if f["shown"]]
+        shown = page_fences(page)["fences"]
         bars = tab.locator(".notebook-bar").count()
         assert bars == len(shown), f"{page.name}: {len(shown)} python fences, {bars} Run bars"
         assert not any("pyodide" in url for url in tab.watch.requested), (
@@ -462,10 +462,10 @@ def test_every_fence_runs_and_can_be_edited_in_the_page(open_page, site_url, pag
     tab = open_page(site_url + url_path(page))
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
     fences = page_fences(page)["fences"]
-    runnable = [f for f in fences if f["shown"] and not f["blocked"]]
+    runnable = [f for f in fences if not f["blocked"]]
     if not runnable:
         notes = tab.locator(".notebook-blocked").count()
-        assert notes == len([f for f in fences if f["shown"]]), "each fence says why not"
+        assert notes == len(fences), "each fence says why not"
         return
     last = runnable[-1]
     code(tab, last["line"]).fill(last["code"] + 'print("edited in the page")\n')

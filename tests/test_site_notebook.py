@@ -293,10 +293,10 @@ def test_with_the_runtime_pages_carry_their_fences_and_build_the_same_twice(tmp_
     assert data is not None, "no fence data in the chapter page"
     page = json.loads(data[1])
     assert page["chapter"].endswith("01-a-chapter.md")
-    assert [(f["line"], f["engine"], f["shown"]) for f in page["fences"]] == [
-        (4, True, True),
-        (9, False, True),
-        (17, False, True),
+    assert [(f["line"], f["engine"]) for f in page["fences"]] == [
+        (4, True),
+        (9, False),
+        (17, False),
     ]
     assert [bool(f["blocked"]) for f in page["fences"]] == [False, False, True]
     assert "notebook-fences" not in (first / "index.html").read_text(encoding="utf-8")
