@@ -246,7 +246,8 @@ def _runtime_or_skip() -> Path:
 def build_small_site(folder: Path, env: dict[str, str], into="site") -> tuple[Path, str]:
     """Build a two-page site with this repository's mkdocs.yml; return it and the log."""
     docs = folder / "docs"
-    shutil.copytree(ROOT / "docs" / "assets", docs / "assets", dirs_exist_ok=True)
+    for folder_name in ("assets", "stylesheets"):  # what mkdocs.yml's extra_css names
+        shutil.copytree(ROOT / "docs" / folder_name, docs / folder_name, dirs_exist_ok=True)
     (docs / "index.md").write_text("# Home\n\n[The chapter](01-a-chapter.md)\n")
     (docs / "01-a-chapter.md").write_text(CHAPTER)
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))

@@ -157,6 +157,17 @@
       this.caption.textContent = caption;
     }
 
+    // As under pytest, the book's own code printing other than its ```output block is a
+    // failed check (an edit above broke something); a fence the reader edited may differ.
+    differs() {
+      if (!this.book || this.text.trimEnd() !== this.fence.code.trimEnd()) return null;
+      if (this.printed.textContent === this.book.querySelector("code").textContent) return null;
+      return (
+        `${this.notebook.chapter}:${this.fence.line}: OutputMismatchError: the fence printed ` +
+        "something else than its output block shows (the book's output is above, this run's below)"
+      );
+    }
+
     print(text) {
       this.printed.textContent += text;
       this.show();
@@ -289,6 +300,7 @@
           engine: cell.fence.engine,
         });
       }).then((failure) => {
+        if (failure === null) failure = cell.differs();
         if (failure === null) cell.setState("ran", "ran");
         else {
           cell.fail(failure);
