@@ -1,6 +1,7 @@
 """micrograd.py is the chapters' product: identical to the tangle, standalone, stdlib-only."""
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -8,9 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tools.tangle import ROOT, hand_edited, tangle
+from tools.tangle import ROOT, chapters, hand_edited, read_fences, read_headings, tangle
 
 ENGINE = ROOT / "micrograd.py"
+MARK = "# --- "
+MARKER = re.compile(
+    r"# --- (?P<chapter>docs/[^#]+\.md)#(?P<anchor>\S+?)(, engine fence (?P<part>\d+))? ---"
+)
 PUBLIC = ["Value", "Neuron", "Layer", "MLP", "softmax_ce", "graph_dot", "dot"]
 
 SMOKE_TEST = """
@@ -33,23 +38,38 @@ print("ok")
 
 def test_committed_engine_is_exactly_the_tangled_chapters():
     on_disk = ENGINE.read_text(encoding="utf-8")
-    assert not hand_edited(on_disk), "micrograd.py was edited by hand: edit the chapter instead"
+    assert not hand_edited(on_disk), (
+        "micrograd.py was edited since it was generated: run `python3 tools/dev.py sync` "
+        "to write the edit back into the chapters"
+    )
     assert on_disk == tangle(ROOT / "docs"), (
-        "micrograd.py is stale: run `python tools/tangle.py` and commit the result"
+        "micrograd.py is stale: run `python3 tools/dev.py tangle` and commit the result"
     )
 
 
-def test_every_marker_points_at_the_chapter_line_that_follows_it():
+def test_every_marker_leads_to_the_one_chunk_whose_code_follows_it():
+    """A reader at a marker finds the chapter, the heading, then the Nth engine fence below it."""
     lines = ENGINE.read_text(encoding="utf-8").splitlines()
-    markers = [
-        (i, line.strip()) for i, line in enumerate(lines) if line.strip().startswith("# ---")
-    ]
-    assert len(markers) >= 10
+    markers = [(i, line.strip()) for i, line in enumerate(lines) if line.strip().startswith(MARK)]
+    assert len(markers) == len({m for _, m in markers}) >= 10, "markers should be distinct"
+    found = []
     for i, marker in markers:
-        place = marker.removeprefix("# --- ").removesuffix(" ---")
-        chapter, line = place.rsplit(":", 1)
-        chapter_lines = (ROOT / chapter).read_text(encoding="utf-8").splitlines()
-        assert chapter_lines[int(line) - 1] == lines[i + 1], marker
+        match = MARKER.fullmatch(marker)
+        assert match, f"micrograd.py:{i + 1}: {marker!r} is not `# --- chapter#anchor ---`"
+        chapter = ROOT / match["chapter"]
+        headings = read_headings(chapter)
+        section = [h for h in headings if h.anchor == match["anchor"]]
+        assert len(section) == 1, f"micrograd.py:{i + 1}: {marker}: no single such heading"
+        below = [h.line for h in headings if h.line > section[0].line]
+        end = below[0] if below else float("inf")
+        fences = [f for f in read_fences(chapter) if f.is_engine and section[0].line < f.line < end]
+        assert (match["part"] is None) == (len(fences) == 1), f"{marker}: {len(fences)} fences"
+        fence = fences[int(match["part"] or 1) - 1]
+        code = fence.code.rstrip("\n").split("\n")
+        assert lines[i + 1 : i + 1 + len(code)] == code, f"micrograd.py:{i + 1}: {marker}"
+        found.append(fence)
+    engine_fences = [f for c in chapters(ROOT / "docs") for f in read_fences(c) if f.is_engine]
+    assert found == engine_fences, "each engine fence should have exactly one marker, in order"
 
 
 def test_engine_imports_only_the_standard_library():
