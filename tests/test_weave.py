@@ -1,0 +1,214 @@
+"""The woven engine's functions, on a small book (the built site is checked in test_site.py)."""
+
+import ast
+import re
+
+import pytest
+
+from tools.tangle import ROOT, read_headings
+from tools.weave import PAGE, add_used_in, chapter_uses, engine_page, weave
+
+THING = """# 1. Things
+
+```python title="micrograd.py"
+import math
+
+LIMIT = 10
+_hidden = 1
+
+
+class Thing:
+    def __init__(self, n):
+        self.n = n
+```
+
+## Arithmetic
+
+```python title="micrograd.py"
+    def __add__(self, other):
+        return Thing(self.n + other.n)
+
+    __radd__ = __add__
+
+    def exp(self):
+        return Thing(math.exp(self.n))
+
+    def __call__(self, k):
+        return self.n * k
+
+
+def half(thing):
+    return Thing(thing.n // 2)
+```
+"""
+
+USER = """# 2. Using things
+
+```python
+import math
+
+from micrograd import Thing
+
+t = Thing(2) + Thing(3)
+assert t.n == 5 and math.exp(0) == 1
+```
+"""
+
+CALLER = """# 3. Calling things
+
+```python
+import micrograd
+
+thing = micrograd.Thing(4)
+print(thing.exp(), thing(2))
+```
+
+```python
+this is not Python, and is skipped
+```
+"""
+
+MATH_ONLY = """# 4. Only math
+
+```python
+import math as m
+
+print(m.exp(1), half)
+```
+"""
+
+
+@pytest.fixture
+def docs(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in [
+        ("01-things.md", THING),
+        ("02-using.md", USER),
+        ("03-calling.md", CALLER),
+        ("04-math.md", MATH_ONLY),
+    ]:
+        (docs / name).write_text(text, encoding="utf-8")
+    return docs
+
+
+def used_in(woven):
+    return {d.name: [p.name[:2] for p in d.used_in] for d in woven.definitions}
+
+
+def test_every_public_name_and_method_is_found_with_its_line_and_chunk(docs):
+    woven = weave(docs, root=docs.parent)
+    lines = woven.tangled.text.splitlines()
+    found = {d.name: (d.chunk, lines[d.line - 1].strip()) for d in woven.definitions}
+    assert found == {
+        "LIMIT": (0, "LIMIT = 10"),
+        "Thing": (0, "class Thing:"),
+        "Thing.__init__": (0, "def __init__(self, n):"),
+        "Thing.__add__": (1, "def __add__(self, other):"),
+        "Thing.__radd__": (1, "__radd__ = __add__"),
+        "Thing.exp": (1, "def exp(self):"),
+        "Thing.__call__": (1, "def __call__(self, k):"),
+        "half": (1, "def half(thing):"),
+    }
+
+
+def test_uses_are_found_by_name_attribute_operator_call_and_instance(docs):
+    assert used_in(weave(docs, root=docs.parent)) == {
+        "LIMIT": [],
+        "Thing": ["02", "03"],  # imported from micrograd; micrograd.Thing
+        "Thing.__init__": ["02"],  # Thing(...) (micrograd.Thing(...) is not a bare call)
+        "Thing.__add__": ["02"],  # + in a chapter that uses Thing
+        "Thing.__radd__": ["02"],
+        "Thing.exp": ["03"],  # thing.exp(), but not math.exp nor m.exp
+        "Thing.__call__": [],  # thing = micrograd.Thing(4): not recognised as a Thing
+        "half": ["04"],
+    }
+
+
+def test_pages_without_a_number_are_labelled_by_name(docs):
+    (docs / "index.md").write_text("# Home\n\n```python\nprint(half)\n```\n", encoding="utf-8")
+    (docs / "appendix-more.md").write_text("# A.\n\n```python\nhalf\n```\n", encoding="utf-8")
+    woven = weave(docs, root=docs.parent)
+    (half,) = [d for d in woven.definitions if d.name == "half"]
+    assert [woven.label(page) for page in half.used_in] == ["home", "4", "appendix"]
+    assert '[appendix](appendix-more.md "A.")' in engine_page(woven)
+
+
+def test_an_instance_made_by_name_is_seen_when_called(docs):
+    chapter = docs / "05-more.md"
+    chapter.write_text("# 5\n\n```python\nt = Thing(1)\nt(2)\n```\n", encoding="utf-8")
+    assert used_in(weave(docs, root=docs.parent))["Thing.__call__"] == ["05"]
+    uses = chapter_uses(chapter)
+    assert ("t", "Thing") in uses.instances and "t" in uses.called
+
+
+def test_engine_page_shows_every_chunk_in_order_under_a_link_to_its_section(docs):
+    woven = weave(docs, root=docs.parent)
+    page = engine_page(woven)
+    blocks = re.findall(r"```python\n(.*?)\n```", page, re.DOTALL)
+    assert [block + "\n" for block in blocks] == [c.code for c in woven.tangled.chunks]
+    links = re.findall(r"^### \[(.*?)\]\((.*?)\)", page, re.MULTILINE)
+    assert links == [
+        ("The chapter's opening", "01-things.md#1-things"),
+        ("Arithmetic", "01-things.md#arithmetic"),
+    ]
+    assert "`micrograd.py` lines 8-16; defines `LIMIT`, `Thing`, `Thing.__init__`." in page
+    assert "Used later in chapters [2](02-using.md" in page
+    headings = [h.text for h in read_headings(docs / PAGE, page)]
+    assert headings[0] == "The engine, woven" and headings[-1] == "Index of names"
+
+
+def test_index_has_a_row_per_name_with_definition_line_and_users(docs):
+    woven = weave(docs, root=docs.parent)
+    rows = engine_page(woven).split("## Index of names")[1].splitlines()[4:]
+    names = [row.split("|")[1].strip(" `") for row in rows]
+    assert names == sorted((d.name for d in woven.definitions), key=str.lower)
+    (half,) = [row for row in rows if row.startswith("| `half`")]
+    line = woven.tangled.text.splitlines().index("def half(thing):") + 1
+    assert half == (
+        f"| `half` | [1 § Arithmetic](01-things.md#arithmetic) | {line} | "
+        '[4](04-math.md "4. Only math") |'
+    )
+
+
+def test_used_in_lines_go_under_the_engine_blocks_only(docs):
+    woven = weave(docs, root=docs.parent)
+    engine_block = (
+        '<div class="language-python highlight"><span class="filename">micrograd.py</span>'
+        "<pre><span></span><code>x</code></pre></div>"
+    )
+    other_block = '<div class="language-python highlight"><pre><code>y</code></pre></div>'
+    html = f"<p>a</p>{engine_block}{other_block}<p>b</p>{engine_block}<p>c</p>"
+
+    def href(page, anchor):
+        return f"/{page}#{anchor}"
+
+    chapter = docs / "01-things.md"
+    out, found = add_used_in(html, woven, chapter, href)
+    assert found == 2
+    parts = out.split('<p class="used-in">')
+    assert len(parts) == 3 and parts[1].startswith("Defines <code>LIMIT</code>")
+    assert parts[0].endswith(engine_block) and parts[1].split("</p>", 1)[1] == other_block + (
+        "<p>b</p>" + engine_block
+    )
+    assert (
+        'used later in chapters <a href="/02-using.md#" title="2. Using things">2</a>' in (parts[1])
+    )
+    assert '<a href="/engine.md#the-chapters-opening">in the whole engine</a>' in parts[1]
+    assert "used later in chapters" in parts[2] and "#arithmetic" in parts[2]
+    # an output block stays right under its fence, as the site's Run buttons expect
+    output = '<div class="language-output highlight"><pre><code>4</code></pre></div>'
+    out, _ = add_used_in(html.replace(other_block, output), woven, chapter, href)
+    assert f'{engine_block}{output}<p class="used-in">' in out
+    # a count that does not match the chapter's engine chunks changes nothing
+    assert add_used_in(html + engine_block, woven, chapter, href) == (html + engine_block, 3)
+
+
+def test_the_real_engine_defines_its_public_api_where_the_index_says():
+    woven = weave(ROOT / "docs")
+    tree = ast.parse((ROOT / "micrograd.py").read_text(encoding="utf-8"))
+    value = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Value")
+    methods = {f"Value.{n.name}": n.lineno for n in value.body if isinstance(n, ast.FunctionDef)}
+    defined = {d.name: d.line for d in woven.definitions}
+    assert methods.items() <= defined.items()
+    assert {"Value", "MLP", "softmax_ce", "graph_dot", "dot"} <= defined.keys()

@@ -1,0 +1,342 @@
+"""The engine, woven: micrograd.py shown whole, each chunk linked to the book, and who uses what.
+
+Plain functions over tools/tangle.py's parse, called by the site's hook
+(tools/engine_hooks.py) while the site is built:
+
+* ``weave(docs)`` tangles the chapters and finds, in the engine, every public name and
+  every method of its public classes, and the other chapters that use each. A use is
+  found by name in a chapter's python fences: ``Value`` or ``from micrograd import
+  Value``; ``.backward`` (not on an imported module, so ``math.exp`` is not ``Value.exp``);
+  ``Value(...)`` for ``__init__``; ``model(...)`` after ``model = MLP(...)`` for
+  ``__call__``; ``+``, ``-``, ``*``, ``/``, ``**`` and unary ``-`` for the operator
+  methods, in chapters that use the class.
+* ``engine_page(woven)`` is the Markdown of the page that shows micrograd.py in order, each
+  chunk under a link to its chapter section, followed by an index of the names.
+* ``add_used_in(html, woven, chapter, href)`` puts a line under each engine fence of a
+  rendered chapter: the names it defines and the later chapters that use them.
+"""
+
+from __future__ import annotations
+
+import ast
+import html as html_text
+import re
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.tangle import (
+    ENGINE,
+    ROOT,
+    Tangled,
+    chapters,
+    read_fences,
+    read_headings,
+    slugify,
+    tangle_book,
+)
+
+PAGE = "engine.md"  # the woven engine's page, generated in the docs folder
+TITLE = "The engine, woven"
+INDEX = "Index of names"
+OPERATORS = {  # operator method -> the syntax that calls it
+    "__add__": ast.Add,
+    "__radd__": ast.Add,
+    "__sub__": ast.Sub,
+    "__rsub__": ast.Sub,
+    "__mul__": ast.Mult,
+    "__rmul__": ast.Mult,
+    "__truediv__": ast.Div,
+    "__rtruediv__": ast.Div,
+    "__pow__": ast.Pow,
+    "__neg__": ast.USub,
+}
+_ENGINE_BLOCK = re.compile(  # an engine fence as rendered: highlighted, titled micrograd.py,
+    r'<div class="language-python highlight"><span class="filename">'  # with the ```output
+    + re.escape(ENGINE)  # block that follows it, if any (the site keeps the two together)
+    + r'</span>.*?</div>(\s*<div class="language-output highlight">.*?</div>)?',
+    re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str  # "dot", "Value", "Value.backward"
+    chunk: int  # the chunk that defines it (an index into Tangled.chunks)
+    line: int  # its line in micrograd.py
+    used_in: tuple[Path, ...]  # the other chapters that use it, in reading order
+
+
+@dataclass(frozen=True)
+class Uses:
+    """What the python fences of one chapter use, by name."""
+
+    names: frozenset[str]  # read as a name, imported from micrograd, or micrograd.<name>
+    attributes: frozenset[str]  # read as .<attribute> of something not a module
+    operators: frozenset[type]  # ast operator classes applied
+    called: frozenset[str]  # names called: Value(...), model(...)
+    instances: frozenset[tuple[str, str]]  # (name, class) for each name = Class(...)
+
+    def use(self, name: str) -> bool:
+        """Does this chapter use the engine's ``name`` ("dot", "Value", "Value.exp")?"""
+        owner, _, method = name.rpartition(".")
+        if not owner:
+            return name in self.names
+        if method == "__init__":
+            return owner in self.called
+        if method == "__call__":
+            return any(cls == owner and name in self.called for name, cls in self.instances)
+        if method in OPERATORS:
+            return owner in self.names and OPERATORS[method] in self.operators
+        return method in self.attributes
+
+
+@dataclass(frozen=True)
+class Woven:
+    tangled: Tangled
+    docs: Path
+    chapters: list[Path]  # reading order
+    titles: dict[Path, str]  # each chapter's first heading
+    definitions: list[Definition]  # in the order of micrograd.py
+
+    def defined_in(self, chunk: int) -> list[Definition]:
+        return [d for d in self.definitions if d.chunk == chunk]
+
+    def used_after(self, chunk: int) -> list[Path]:
+        """Later chapters that use any name chunk ``chunk`` defines, in reading order."""
+        users = {path for d in self.defined_in(chunk) for path in d.used_in}
+        home = self.chapters.index(self.chapter_of(chunk))
+        return [path for path in self.chapters[home + 1 :] if path in users]
+
+    def chapter_of(self, chunk: int) -> Path:
+        return self.tangled.chunks[chunk].fence.path
+
+    def label(self, chapter: Path) -> str:
+        """Short: "5" for 05-neuron-layer-mlp.md, "home" for index.md, "appendix" for
+        appendix-making-it-fast.md (links carry the full title)."""
+        number = re.match(r"(\d+)-", chapter.name)
+        if number:
+            return str(int(number[1]))
+        return "home" if chapter.name == "index.md" else chapter.stem.split("-")[0]
+
+
+def defined_names(tangled: Tangled) -> list[tuple[str, int]]:
+    """(name, line) of every public top-level name and every method of a public class."""
+    found = []
+    for node in ast.parse(tangled.text).body:
+        for name in _bound(node):
+            if not name.startswith("_"):
+                found.append((name, node.lineno))
+                if isinstance(node, ast.ClassDef):
+                    found += [(f"{name}.{method}", item.lineno) for item, method in _methods(node)]
+    return found
+
+
+def _bound(node: ast.stmt) -> list[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [target.id for target in node.targets if isinstance(target, ast.Name)]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    return []
+
+
+def _methods(cls: ast.ClassDef):
+    """(node, name) of each method of a class, aliases such as ``__radd__ = __add__`` too."""
+    defined = set()
+    for item in cls.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defined.add(item.name)
+            yield item, item.name
+        elif isinstance(item, ast.Assign) and getattr(item.value, "id", None) in defined:
+            yield from ((item, name) for name in _bound(item))
+
+
+def chapter_uses(chapter: Path) -> Uses:
+    """Everything the python fences of ``chapter`` use; fences that do not parse are skipped."""
+    names, attributes, operators, called, modules = set(), set(), set(), set(), set()
+    instances = set()
+    trees = []
+    for fence in read_fences(chapter):
+        if fence.is_python:
+            try:
+                trees.append(ast.parse(textwrap.dedent(fence.code)))
+            except SyntaxError:
+                continue
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+            elif isinstance(node, ast.ImportFrom) and node.module == "micrograd":
+                names |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                if node.value.id == "micrograd":
+                    names.add(node.attr)
+                elif node.value.id not in modules:
+                    attributes.add(node.attr)
+            elif isinstance(node, ast.Attribute):
+                attributes.add(node.attr)
+            if isinstance(node, (ast.BinOp, ast.AugAssign, ast.UnaryOp)):
+                operators.add(type(node.op))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                called.add(node.func.id)
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                cls = getattr(node.value.func, "id", None)
+                instances |= {(t.id, cls) for t in node.targets if isinstance(t, ast.Name)}
+    return Uses(*map(frozenset, (names, attributes, operators, called, instances)))
+
+
+def weave(docs: Path, root: Path = ROOT) -> Woven:
+    """The engine tangled from ``docs``, with every name it defines and where it is used."""
+    tangled = tangle_book(docs, root)
+    pages = chapters(docs)
+    titles = {}
+    for page in pages:
+        headings = read_headings(page)
+        titles[page] = headings[0].text if headings else page.stem
+    uses = {page: chapter_uses(page) for page in pages}
+    definitions = []
+    for name, line in defined_names(tangled):
+        chunk = tangled.chunk_at(line)
+        home = tangled.chunks[chunk].fence.path
+        users = tuple(page for page in pages if page != home and uses[page].use(name))
+        definitions.append(Definition(name, chunk, line, users))
+    return Woven(tangled, docs, pages, titles, definitions)
+
+
+def _fence(code: str) -> str:
+    """A backtick fence longer than any run of backticks in ``code``."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _names(woven: Woven, chunk: int) -> list[str]:
+    return [d.name for d in woven.defined_in(chunk)]
+
+
+def engine_page(woven: Woven) -> str:
+    """The Markdown of the woven engine's page; links are relative to the docs folder."""
+    tangled = woven.tangled
+    lines = [
+        f"# {TITLE}",
+        "",
+        f"This is `{ENGINE}` whole, in order, as the tangler assembles it from the book.",
+        "Above each chunk: the section of the book it comes from, and its lines in the file.",
+        "Below it: the later chapters that use the names it defines. The",
+        f"[index](#{slugify(INDEX)}) at the end lists every public name, and every method of",
+        "the public classes, with where each is defined and where it is used.",
+    ]
+    previous = None
+    for index, chunk in enumerate(tangled.chunks):
+        chapter = chunk.fence.path
+        if chapter != previous:
+            lines += ["", f"## {woven.titles[chapter]}"]
+            previous = chapter
+        opening = not chunk.heading or chunk.heading.level == 1  # above the first section
+        section = "The chapter's opening" if opening else chunk.heading.text
+        part = f" ({chunk.part})" if chunk.part else ""
+        target = chapter.name + (f"#{chunk.heading.anchor}" if chunk.heading else "")
+        first, last = tangled.code_lines(index)
+        names = ", ".join(f"`{name}`" for name in _names(woven, index)) or "nothing public"
+        lines += [
+            "",
+            f"### [{section}]({target}){part}",
+            "",
+            f"`{ENGINE}` lines {first}-{last}; defines {names}.",
+            "",
+            f"{_fence(chunk.code)}python",
+            chunk.code.rstrip("\n"),
+            _fence(chunk.code),
+            "",
+            _used_after_markdown(woven, index),
+        ]
+    lines += [
+        "",
+        f"## {INDEX}",
+        "",
+        f"| name | defined in | line of `{ENGINE}` | used in chapters |",
+        "|---|---|---|---|",
+    ]
+    for definition in sorted(woven.definitions, key=lambda d: d.name.lower()):
+        chunk = tangled.chunks[definition.chunk]
+        chapter = chunk.fence.path
+        if chunk.heading and chunk.heading.level > 1:
+            where = f"{woven.label(chapter)} § {chunk.heading.text}"
+        else:
+            where = woven.titles[chapter]
+        anchor = f"#{chunk.heading.anchor}" if chunk.heading else ""
+        where = f"[{where}]({chapter.name}{anchor})"
+        users = ", ".join(_chapter_link(woven, page) for page in definition.used_in) or "-"
+        lines.append(f"| `{definition.name}` | {where} | {definition.line} | {users} |")
+    return "\n".join(lines) + "\n"
+
+
+def _chapter_link(woven: Woven, chapter: Path) -> str:
+    title = woven.titles[chapter].replace('"', "'")
+    return f'[{woven.label(chapter)}]({chapter.name} "{title}")'
+
+
+def _used_after_markdown(woven: Woven, chunk: int) -> str:
+    users = woven.used_after(chunk)
+    if not users:
+        return "No later chapter uses these names."
+    links = ", ".join(_chapter_link(woven, page) for page in users)
+    return f"Used later in {_chapters(len(users))} {links}."
+
+
+def _chapters(count: int) -> str:
+    return "chapter" if count == 1 else "chapters"
+
+
+def chunk_anchors(woven: Woven) -> list[str]:
+    """The id of each chunk's heading on the engine page, in chunk order."""
+    headings = read_headings(woven.docs / PAGE, engine_page(woven))
+    return [h.anchor for h in headings if h.level == 3]
+
+
+def used_in_html(woven: Woven, chunk: int, href: Callable[[str, str], str], anchor: str) -> str:
+    """The line under an engine fence: what it defines, and the later chapters that use it.
+
+    ``href(page, anchor)`` is the URL of a docs page (e.g. "05-neuron-layer-mlp.md") and
+    anchor ("" for the top) from the page being rendered; ``anchor`` is the chunk's id on
+    the engine page.
+    """
+    names = ", ".join(f"<code>{html_text.escape(n)}</code>" for n in _names(woven, chunk))
+    users = [
+        f'<a href="{html_text.escape(href(p.name, ""))}" '
+        f'title="{html_text.escape(woven.titles[p])}">{html_text.escape(woven.label(p))}</a>'
+        for p in woven.used_after(chunk)
+    ]
+    said = [
+        f"Defines {names}" if names else "Defines no public name",
+        f"used later in {_chapters(len(users))} {', '.join(users)}"
+        if users
+        else "no later chapter uses it",
+        f'see it <a href="{html_text.escape(href(PAGE, anchor))}">in the whole engine</a>',
+    ]
+    return f'<p class="used-in">{"; ".join(said)}.</p>'
+
+
+def add_used_in(html: str, woven: Woven, chapter: Path, href) -> tuple[str, int]:
+    """``html`` of ``chapter`` with a used-in line after each engine fence; and how many.
+
+    The n-th rendered engine block is the chapter's n-th engine chunk; the line goes below
+    its output block if it has one. If the counts differ, ``html`` comes back unchanged
+    with the number of blocks found.
+    """
+    chunks = [i for i, c in enumerate(woven.tangled.chunks) if c.fence.path == chapter]
+    blocks = list(_ENGINE_BLOCK.finditer(html))
+    if len(blocks) != len(chunks):
+        return html, len(blocks)
+    anchors = chunk_anchors(woven) if chunks else []
+    out, at = [], 0
+    for block, chunk in zip(blocks, chunks):
+        out += [html[at : block.end()], used_in_html(woven, chunk, href, anchors[chunk])]
+        at = block.end()
+    return "".join(out) + html[at:], len(blocks)
