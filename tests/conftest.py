@@ -1,4 +1,8 @@
-"""Fixtures shared by the site's tests: the site, built once per session."""
+"""Fixtures shared by the site's tests: the site, built once per session.
+
+Tests that use it, or a browser, are marked `site`, so `python3 tools/dev.py check`
+(-m "not site") skips the build and the browser.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,15 @@ from pathlib import Path
 import pytest
 
 from tools.tangle import ROOT
+
+SITE_FIXTURES = {"site_build", "built_site", "site_builder", "browser"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by mark
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker("site")
 
 
 def build_site(site: Path) -> subprocess.CompletedProcess:

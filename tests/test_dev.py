@@ -1,0 +1,265 @@
+"""tools/dev.py: one environment for every command, setup failures in one line, serve stops."""
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tools import dev
+from tools.tangle import ROOT
+
+CHAPTER = """# One
+
+```python title="micrograd.py"
+def answer():
+    return 42
+```
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until(condition, what: str, seconds: float = 120.0):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting until {what}"
+        time.sleep(0.2)
+
+
+def fetch(port: int, path: str) -> str:
+    """The text of a served page, without its tags, read until the server hangs up.
+
+    The server closing first leaves its port in TIME_WAIT, as a browser's visit does.
+    """
+    with socket.create_connection(("127.0.0.1", port)) as connection:
+        connection.sendall(f"GET {path} HTTP/1.0\r\n\r\n".encode())
+        reply = b"".join(iter(lambda: connection.recv(65536), b""))
+    return re.sub(r"<[^>]+>", "", reply.decode())
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_every_command_runs_with_the_project_environment():
+    python = dev.PYTHON
+    assert dev.command_line("test", ["-x"]) == [python, "-m", "pytest", "-x"]
+    assert dev.command_line("check", []) == [python, "-m", "pytest", "-m", "not site"]
+    assert dev.command_line("serve", ["-a", "x:1"])[:4] == [python, "-m", "mkdocs", "serve"]
+    tangle = [python, ROOT / "tools" / "tangle.py"]
+    assert dev.command_line("tangle", ["--check"]) == [*tangle, "--check"]
+    assert dev.command_line("sync", []) == [*tangle, "--sync"]
+
+
+def test_check_leaves_out_the_site_build_and_the_browser():
+    files = ["tests/test_site.py", "tests/test_browser.py", "tests/test_dev.py"]
+    collect = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q"]
+    result = subprocess.run(
+        [*collect, "-m", "not site", *files],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    collected = [line for line in result.stdout.splitlines() if "::" in line]
+    assert any("test_chapter_is_plain_markdown" in test for test in collected), result.stdout
+    assert not [t for t in collected if "test_browser" in t], "check should skip the browser"
+    slow = ["test_site_builds_strictly", "test_engine_page_shows", "test_serve_stops"]
+    for name in [*slow, "test_serve_retangles"]:
+        assert not [t for t in collected if name in t], (name, collected)
+
+
+@pytest.fixture
+def fake_venv(tmp_path, monkeypatch):
+    """dev.py's paths pointed at tmp_path/.venv; its Python is this one."""
+    venv = tmp_path / ".venv"
+    monkeypatch.setattr(dev, "VENV", venv)
+    monkeypatch.setattr(dev, "STAMP", venv / "installed.sha256")
+    monkeypatch.setattr(dev, "PYTHON", Path(sys.executable))
+    monkeypatch.delenv("MICROGRAD_EXTRAS", raising=False)
+    return venv
+
+
+def test_switching_commands_never_reinstalls(fake_venv, monkeypatch):
+    fake_venv.mkdir()
+    dev.STAMP.write_text(dev._stamp())
+    ran = []
+    monkeypatch.setattr(dev.subprocess, "call", lambda command, **_: ran.append(command) or 0)
+    monkeypatch.setattr(dev, "serve", lambda args, env: ran.append(["serve"]) or 0)
+    monkeypatch.setattr(dev.venv, "create", lambda *a, **k: pytest.fail("made a new .venv"))
+    for command in ("test", "serve", "check", "test", "tangle", "sync", "serve"):
+        assert dev.main([command]) == 0
+    assert len(ran) == 7 and not [c for c in ran if "pip" in map(str, c)]
+    monkeypatch.setenv("MICROGRAD_EXTRAS", "torch")  # a new extra does mean an install
+    assert not dev.environment_ready()
+
+
+def test_a_python_without_venv_support_gets_one_line_with_a_remedy(fake_venv, monkeypatch, capsys):
+    def no_ensurepip(path, **_):
+        (Path(path) / "bin").mkdir(parents=True)  # half-made, as a failing venv leaves it
+        raise subprocess.CalledProcessError(1, ["python", "-m", "ensurepip"])
+
+    monkeypatch.setattr(dev, "PYTHON", fake_venv / "bin" / "python")
+    monkeypatch.setattr(dev.venv, "create", no_ensurepip)
+    assert dev.main(["test"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("dev: could not create"), err
+    assert "sudo apt install python3-venv" in err and "run the same command again" in err
+    assert not fake_venv.exists(), "the half-made .venv should be gone"
+
+
+def test_a_broken_venv_is_remade_and_a_failed_install_ends_in_one_line(tmp_path):
+    (tmp_path / "tools").mkdir()
+    shutil.copy(ROOT / "tools" / "dev.py", tmp_path / "tools" / "dev.py")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    broken = tmp_path / ".venv" / ("Scripts" if os.name == "nt" else "bin")
+    broken.mkdir(parents=True)
+    (broken / ("python.exe" if os.name == "nt" else "python")).symlink_to(tmp_path / "gone")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "MICROGRAD_"))}
+    env |= {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1"}  # pip can find nothing
+    result = subprocess.run(
+        [sys.executable, str(tmp_path / "tools" / "dev.py"), "check"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert result.returncode == 1
+    assert "is broken (its Python does not run): making it again" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("dev: installing .[site,test] into") and "failed" in last, last
+    assert "run the same command again" in last
+    assert not (tmp_path / ".venv" / "installed.sha256").exists()
+
+
+def test_serve_on_a_busy_port_says_so_at_once(capsys):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert dev.serve(["-a", f"127.0.0.1:{port}"], dict(os.environ)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"127.0.0.1:{port} is already in use" in err
+    assert f"python3 tools/dev.py serve -a 127.0.0.1:{port + 1}" in err
+
+
+@pytest.fixture
+def small_book(tmp_path):
+    """A one-chapter book whose mkdocs.yml uses the engine hooks."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n", encoding="utf-8")
+    (tmp_path / "docs" / "01-one.md").write_text(CHAPTER, encoding="utf-8")
+    hooks = (ROOT / "tools" / "engine_hooks.py").as_posix()
+    (tmp_path / "mkdocs.yml").write_text(
+        f"site_name: t\nhooks:\n  - {hooks}\nmarkdown_extensions:\n  - pymdownx.superfences\n",
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def start_serve(book: Path, port: int):
+    if not dev.environment_ready():
+        pytest.skip("needs the .venv that `python3 tools/dev.py test` sets up")
+    command = [sys.executable, str(ROOT / "tools" / "dev.py"), "serve"]
+    return subprocess.Popen(
+        [*command, "-f", str(book / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+
+
+@pytest.mark.site
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+def test_serve_retangles_a_saved_chapter_and_sigterm_frees_the_port(small_book):
+    port = free_port()
+    server = start_serve(small_book, port)
+    try:
+        wait_until(lambda: listening(port), "serve listens")
+        engine = small_book / "micrograd.py"
+        wait_until(engine.exists, "serve tangles micrograd.py")
+        assert "return 42" in engine.read_text()
+        chapter = small_book / "docs" / "01-one.md"
+        chapter.write_text(CHAPTER.replace("42", "43"), encoding="utf-8")
+        wait_until(lambda: "return 43" in engine.read_text(), "serve re-tangles on save")
+        wait_until(  # the woven engine page, rebuilt
+            lambda: "return 43" in fetch(port, "/engine/"), "the engine page shows the change"
+        )
+        server.send_signal(signal.SIGTERM)  # to dev.py alone, as an IDE's stop button does
+        assert server.wait(timeout=30) == 128 + signal.SIGTERM
+        assert dev.port_is_free("127.0.0.1", port), "mkdocs serve outlived dev.py serve"
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+
+
+@pytest.mark.site
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+def test_serve_stops_on_ctrl_c_and_frees_the_port(small_book):
+    port = free_port()
+    server = start_serve(small_book, port)
+    try:
+        wait_until(lambda: listening(port), "serve listens")
+        assert "200 OK" in fetch(port, "/")
+        os.killpg(server.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
+        assert server.wait(timeout=30) == 130
+        assert dev.port_is_free("127.0.0.1", port), "mkdocs serve outlived dev.py serve"
+        again = start_serve(small_book, port)  # and serve starts again at once on that port
+        try:
+            wait_until(lambda: listening(port), "serve listens again")
+        finally:
+            os.killpg(again.pid, signal.SIGINT)
+            again.wait(timeout=30)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+
+
+IGNORES_INTERRUPTS = """
+import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+open(sys.argv[1], "w").write(str(os.getpid()))
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+def test_sigterm_ends_a_child_that_ignores_interrupts(tmp_path):
+    """As `mkdocs serve` does when started in the background by a shell (SIGINT ignored)."""
+    pid_file = tmp_path / "child.pid"
+    child = [sys.executable, "-c", IGNORES_INTERRUPTS, str(pid_file)]
+    wrapper = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from tools import dev; sys.exit(dev.run_until_stopped(sys.argv[1:], 0.5))",
+            *child,
+        ],
+        cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        wait_until(lambda: pid_file.exists() and pid_file.read_text(), "the child starts", 30)
+        wrapper.send_signal(signal.SIGTERM)
+        assert wrapper.wait(timeout=30) == 128 + signal.SIGTERM
+        pid = int(pid_file.read_text())
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # gone, not orphaned
+    finally:
+        if wrapper.poll() is None:
+            wrapper.kill()
+        if pid_file.exists() and pid_file.read_text():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
