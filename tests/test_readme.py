@@ -2,8 +2,10 @@
 
 import contextlib
 import io
+import json
+import re
 
-from tools.tangle import ROOT, read_fences
+from tools.tangle import ROOT, read_fences, read_headings
 
 README = ROOT / "README.md"
 
@@ -18,7 +20,40 @@ def test_readme_example_prints_what_it_says():
 
 
 def test_ci_runs_the_readme_test_command():
-    commands = [f.code.split("#")[0].strip() for f in read_fences(README) if f.info == "sh"]
-    assert commands == ["python tools/dev.py serve", "python tools/dev.py test"]
+    headings = read_headings(README)
+    (start,) = [h.line for h in headings if h.text == "Two commands"]
+    end = min(h.line for h in headings if h.line > start)
+    commands = [
+        f.code.split("#")[0].strip()
+        for f in read_fences(README)
+        if f.info == "sh" and start < f.line < end
+    ]
+    assert commands == ["python3 tools/dev.py serve", "python3 tools/dev.py test"]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert any(line.strip() == commands[1] for line in ci.splitlines()), ci
+
+
+def test_readme_names_only_dev_py_commands_that_exist():
+    from tools.dev import COMMANDS
+
+    named = re.findall(r"python3 tools/dev\.py (\w+)", README.read_text(encoding="utf-8"))
+    assert set(named) == set(COMMANDS), set(named) ^ set(COMMANDS)
+    assert "python tools/" not in README.read_text(encoding="utf-8"), "use python3 (or py)"
+
+
+def _jsonc(path):
+    """A VS Code settings file: JSON with // comment lines."""
+    text = path.read_text(encoding="utf-8")
+    return json.loads("\n".join(line for line in text.splitlines() if line.strip()[:2] != "//"))
+
+
+def test_vscode_tasks_run_dev_py_commands_on_every_os():
+    from tools.dev import COMMANDS
+
+    tasks = _jsonc(ROOT / ".vscode" / "tasks.json")["tasks"]
+    for task in tasks:
+        assert task["command"] == "python3" and task["windows"] == {"command": "py"}, task
+        assert task["args"][0] == "tools/dev.py" and task["args"][1] in COMMANDS, task
+    settings = _jsonc(ROOT / ".vscode" / "settings.json")
+    # a folder: the Python extension finds bin/python or Scripts\python.exe in it
+    assert settings["python.defaultInterpreterPath"] == "${workspaceFolder}/.venv"

@@ -25,7 +25,7 @@ from micrograd import MLP, Value, softmax_ce
 
 TORCH_REASON = (
     "the PyTorch parity tests need torch: "
-    "MICROGRAD_EXTRAS=torch python tools/dev.py test (or pip install -e '.[torch]')"
+    "MICROGRAD_EXTRAS=torch python3 tools/dev.py test (or pip install -e '.[torch]')"
 )
 if "torch" in os.environ.get("MICROGRAD_EXTRAS", "").split(","):
     try:
