@@ -1,7 +1,7 @@
 """Benchmark our engine against the original micrograd and PyTorch, side by side.
 
-    python benchmarks/bench.py            the full run (a few minutes); writes results.json
-    python benchmarks/bench.py --quick    smaller sizes, for a check that it all works
+    python3 tools/dev.py bench            the full run (a few minutes); writes results.json
+    python3 tools/dev.py bench --quick    smaller sizes, for a check that it all works
 
 Run it with the project's environment (.venv, plus the `torch` extra for the PyTorch
 columns). See benchmarks/README.md for what is measured and how to read the table.
@@ -618,7 +618,7 @@ def measured_on() -> dict:
         "python": platform.python_version(),
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores",
         "cpu": cpu,
-        "command": "python benchmarks/bench.py",
+        "command": "python3 tools/dev.py bench",
     }
 
 

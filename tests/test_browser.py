@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.test_site import url_path
+from tests.test_site import ENGINE_PAGE, SITE_PAGES, url_path
 from tests.test_site_notebook import build_small_site
 from tools.notebook import Notebook
 from tools.site_notebook import RUNTIME_FILES, page_fences
@@ -201,7 +201,7 @@ def test_page_loads_cleanly_in_chromium(open_page, site_url, built_site, page):
             shot.screenshot(path=str(Path(folder) / name), full_page=True)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
+@pytest.mark.parametrize("page", SITE_PAGES, ids=[page.name for page in SITE_PAGES])
 def test_page_fits_a_phone_screen(open_page, site_url, page):
     tab = open_page(site_url + url_path(page), phone=True)
     width = tab.evaluate("document.documentElement.scrollWidth")
@@ -210,6 +210,13 @@ def test_page_fits_a_phone_screen(open_page, site_url, page):
         "(a formula, a table, a picture) needs to scroll inside its own box"
     )
     assert_clean(tab, page.name)
+
+
+def test_the_woven_engine_page_loads_cleanly(open_page, site_url):
+    tab = open_page(site_url + url_path(ENGINE_PAGE))
+    tab.wait_for_load_state("networkidle")
+    assert_clean(tab, ENGINE_PAGE.name)
+    assert tab.locator("article pre code").count() > 10, "the engine's chunks are shown"
 
 
 def test_site_navigates_from_disk_and_the_run_buttons_say_to_serve_it(open_page, built_site):

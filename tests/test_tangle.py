@@ -207,6 +207,22 @@ def test_invalid_engine_chunk_is_reported_with_chapter_and_line(book, capsys):
     assert not out.exists()
 
 
+def test_an_unclosed_string_is_blamed_on_the_chunk_that_opened_it(book, capsys):
+    docs, out = book
+    chapter = docs / "01-thing.md"
+    edit(chapter, "        return Thing(2 * self.n)", '        """unclosed\n        return 1')
+    later = docs / "02-later.md"
+    later.write_text(  # its docstring's quotes close the string; the error shows up here
+        '# Later\n\n## Part\n\n```python title="micrograd.py"\n'
+        'def later():\n    """A docstring."""\n    return 1\n```\n'
+    )
+    assert run(docs, out) == 2
+    err = capsys.readouterr().err
+    assert "docs/01-thing.md:" in err and "not valid Python" in err, err
+    line = int(err.split("docs/01-thing.md:")[1].split(":")[0])
+    assert '"""unclosed' in chapter.read_text().splitlines()[line - 1]
+
+
 def test_no_engine_chunks_is_an_error(tmp_path, capsys):
     docs = tmp_path / "docs"
     docs.mkdir()

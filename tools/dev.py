@@ -5,12 +5,15 @@
     python3 tools/dev.py serve [mkdocs args]   the book on http://127.0.0.1:8000, re-tangled on save
     python3 tools/dev.py tangle [args]         chapters -> micrograd.py (--check, --force)
     python3 tools/dev.py sync                  chapters <-> micrograd.py, whichever side changed
+    python3 tools/dev.py figures [--check]     redraw the figures (docs/figures) from the chapters
+    python3 tools/dev.py bench [args]          time the engines: see benchmarks/README.md
     python3 tools/dev.py skeleton|learn ...    learner mode: see tools/learner.py
 
 On Windows, write `py` for `python3`. Every command runs in .venv/ next to this repository:
 one environment with everything the tests and the site need, created on first use and
 refreshed whenever pyproject.toml changes, so nothing is installed system-wide and
-switching commands never reinstalls. MICROGRAD_EXTRAS adds extras, e.g. MICROGRAD_EXTRAS=torch.
+switching commands never reinstalls. MICROGRAD_EXTRAS adds extras, e.g. MICROGRAD_EXTRAS=torch;
+MICROGRAD_VENV puts the environment elsewhere (CI tests a second Python that way).
 """
 
 from __future__ import annotations
@@ -26,13 +29,13 @@ import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VENV = ROOT / ".venv"
+VENV = Path(os.environ.get("MICROGRAD_VENV") or ROOT / ".venv").absolute()
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 STAMP = VENV / "installed.sha256"
 EXTRAS = ["site", "test"]  # one environment serves every command
 SERVE_ADDRESS = ("127.0.0.1", 8000)  # mkdocs serve's default
-COMMANDS = ("test", "check", "serve", "tangle", "sync", "skeleton", "learn")
+COMMANDS = ("test", "check", "serve", "tangle", "sync", "figures", "bench", "skeleton", "learn")
 
 
 class SetupError(Exception):
@@ -178,6 +181,8 @@ def command_line(command: str, rest: list[str]) -> list:
         "serve": [PYTHON, "-m", "mkdocs", "serve", *rest],
         "tangle": [*tangle, *rest],
         "sync": [*tangle, "--sync", *rest],
+        "figures": [PYTHON, ROOT / "tools" / "figures.py", *rest],
+        "bench": [PYTHON, ROOT / "benchmarks" / "bench.py", *rest],
         "skeleton": [PYTHON, ROOT / "tools" / "learner.py", "skeleton", *rest],
         "learn": [PYTHON, ROOT / "tools" / "learner.py", "learn", *rest],
     }[command]

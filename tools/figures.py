@@ -7,8 +7,8 @@ chapter's fences have run (the same notebook the tests run), so a figure shows w
 chapter computes and cannot drift from it: tests/test_figures.py redraws every figure and
 fails if a committed file differs.
 
-    python tools/figures.py            redraw the figures whose files are missing or stale
-    python tools/figures.py --check    exit 1 and name the stale figures
+    python3 tools/dev.py figures            redraw the figures whose files are missing or stale
+    python3 tools/dev.py figures --check    exit 1 and name the stale figures
 
 On the site, a hook (``on_page_content``, registered in mkdocs.yml) puts each figure's SVG
 into the page itself, so that its lines and text take the page's colour in light and dark

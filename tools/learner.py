@@ -1,21 +1,21 @@
 """Learner mode: write the engine yourself, and let the book's checks tell you what is next.
 
-    python tools/learner.py skeleton [PATH] [--force]
+    python3 tools/learner.py skeleton [PATH] [--force]
         Write a learner's micrograd.py (default: my-engine/micrograd.py): the book's imports,
         constants, classes and signatures with their docstrings, each function's body
         replaced by a NotImplementedError that names the chapter section that builds it.
         An existing file is never overwritten unless --force is given.
 
-    python tools/learner.py learn PATH [--chapter N ...] [--timeout SECONDS]
+    python3 tools/learner.py learn PATH [--chapter N ...] [--timeout SECONDS]
         Run every chapter's experiment fences against the micrograd.py at PATH instead of the
         book's engine fences, and print a progress table: checks passing per chapter, and
         the first failing check of each chapter with its line, section and message.
 
-`python tools/dev.py skeleton|learn ...` runs the same inside the project's .venv. Each
+`python3 tools/dev.py skeleton|learn ...` runs the same inside the project's .venv. Each
 chapter runs in a process of its own (cwd: the book's folder), so an endless loop in the
 learner's code costs one chapter its timeout, and the book's engine and chapters are only
 read. Within a chapter the checks run in order and the first failure stops it, as in
-`python tools/dev.py test`: later checks would run against half-built state.
+`python3 tools/dev.py test`: later checks would run against half-built state.
 """
 
 from __future__ import annotations
@@ -51,10 +51,10 @@ SHOWN_MESSAGE_LINES = 12  # of a failure's message (an output diff can be long)
 
 HEADER = """\
 # micrograd.py: your own engine, rebuilt from the book.
-# Written by `python tools/dev.py skeleton`. Every function keeps the book's signature and
+# Written by `python3 tools/dev.py skeleton`. Every function keeps the book's signature and
 # docstring; its body raises NotImplementedError naming the chapter section that builds
 # it. Replace each raise with your code, then run the book's checks against this file:
-# `python tools/dev.py learn <this file>` (the book's chapter "Rebuild it yourself").
+# `python3 tools/dev.py learn <this file>` (the book's chapter "Rebuild it yourself").
 """
 
 
@@ -456,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
             f"wrote {path.as_posix()}: {count} functions to write, each raising "
             "NotImplementedError with the section of the book that builds it."
         )
-        print(f"Check it against the book: python tools/dev.py learn {path.as_posix()}")
+        print(f"Check it against the book: python3 tools/dev.py learn {path.as_posix()}")
         return 0
 
     path = _engine_file(args.path)

@@ -57,5 +57,5 @@ class raises:  # noqa: N801 (named as pytest names it)
 def __getattr__(name: str):
     raise AttributeError(
         f"pytest.{name}: the page's Python has only pytest.raises; run the chapter with "
-        "`python tools/dev.py test docs/<chapter>.md` for the rest of pytest"
+        "`python3 tools/dev.py test docs/<chapter>.md` for the rest of pytest"
     )

@@ -53,7 +53,6 @@ PYTHON_LANGS = ("python", "py", "python3")
 TANGLE = "python3 tools/dev.py tangle"  # commands that work as written in a fresh clone
 SYNC = "python3 tools/dev.py sync"
 _TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))""")
-_EXEC = re.compile(r"""\bexec=["']?(on|true|yes|1)\b""")
 _HASH_LINE = re.compile(r"^# sha256 of what follows: ([0-9a-f]{64})\n", re.M)
 _NUMBERED_ID = re.compile(r"^(.*)_([0-9]+)$")
 
@@ -79,11 +78,6 @@ def is_engine(info: str) -> bool:
     """Is this fence a chunk of the engine: python with title="micrograd.py"?"""
     match = _TITLE.search(info)
     return is_python(info) and bool(match) and ENGINE in match.groups()
-
-
-def runs_at_build(info: str) -> bool:
-    """Does markdown-exec run this fence while the site builds (exec="on")?"""
-    return bool(_EXEC.search(info))
 
 
 @dataclass(frozen=True)
@@ -278,6 +272,26 @@ def _split(text: str) -> tuple[str, str, str] | None:
     return text[: match.end()], match[1], text[match.end() :]
 
 
+def _first_error(parts: list[str], whole: SyntaxError) -> SyntaxError:
+    """The syntax error of the first chunk that breaks the engine, not of the whole file.
+
+    An unclosed string or bracket in one chunk is only noticed chunks later, or at the end
+    of the file; compiling the engine chunk by chunk finds the chunk that opened it.
+    (``parts`` is the body in pieces, the last piece of each chunk ending a prefix that
+    compiles on its own, since chunks end at statement boundaries.)
+    """
+    text = ""
+    for part in parts:
+        text += part
+        if not part.strip() or part.lstrip().startswith("# ---"):
+            continue
+        try:
+            compile(text, ENGINE, "exec", dont_inherit=True)
+        except SyntaxError as error:
+            return error
+    return whole
+
+
 def tangle_book(docs: Path, root: Path = ROOT, texts: dict[Path, str] | None = None) -> Tangled:
     """micrograd.py generated from the chapters in ``docs``, and where each line came from."""
     chunks = engine_chunks(docs, root, texts)
@@ -301,7 +315,8 @@ def tangle_book(docs: Path, root: Path = ROOT, texts: dict[Path, str] | None = N
     text = header + body
     try:
         compile(text, ENGINE, "exec", dont_inherit=True)
-    except SyntaxError as error:
+    except SyntaxError as whole:
+        error = _first_error([header, *parts], whole)
         number = min(max(error.lineno or 1, 1), len(lines))
         # Blamed on a marker or a blank line: report the last code line above it.
         line = next(
