@@ -76,7 +76,7 @@ def test_wrong_output_is_a_failure_with_a_diff(chapter):
     with pytest.raises(OutputMismatchError) as caught:
         notebook.run_next()
     message = str(caught.value)
-    assert "01-thing.md:22: the fence printed something else" in message
+    assert "01-thing.md:22: the fence printed something other than what" in message
     assert "-5\n+4\n" in message and "--update-outputs" in message
 
 

@@ -58,6 +58,17 @@ def visible_checks(page: Path) -> list[str]:
     ]
 
 
+def test_figures_are_numbered_in_reading_order():
+    numbers = [
+        (page.name, int(match[1]))
+        for page in PAGES
+        for match in re.finditer(r"^\*Figure (\d+)\.", page.read_text(encoding="utf-8"), re.M)
+    ]
+    assert [n for _, n in numbers] == list(range(1, len(numbers) + 1)), (
+        f"figure captions should count 1, 2, 3... through the book: {numbers}"
+    )
+
+
 def test_checks_stay_out_of_the_reading_flow():
     visible = [where for page in PAGES for where in visible_checks(page)]
     assert len(visible) <= VISIBLE_CHECKS_BUDGET, (

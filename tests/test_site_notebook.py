@@ -63,14 +63,14 @@ def test_standard_library_engine_and_pytest_run_in_the_page(code):
 @pytest.mark.parametrize(
     ("code", "reason"),
     [
-        ("import torch", "imports torch"),
-        ("from tools.pictures import svg_from_dot", "imports tools.pictures"),
-        ("import matplotlib.pyplot as plt", "imports matplotlib.pyplot"),
-        ("import subprocess", "imports subprocess"),
-        ("from urllib.request import urlopen", "imports urllib.request"),
-        ("def f():\n    import numpy\n", "imports numpy"),  # not only at the top
-        ("text = open('data.txt').read()", "reads or writes files (open)"),
-        ("from pathlib import Path\nPath('x').read_text()", "reads or writes files (read_text)"),
+        ("import torch", "imports `torch`"),
+        ("from tools.pictures import svg_from_dot", "imports `tools.pictures`"),
+        ("import matplotlib.pyplot as plt", "imports `matplotlib.pyplot`"),
+        ("import subprocess", "imports `subprocess`"),
+        ("from urllib.request import urlopen", "imports `urllib.request`"),
+        ("def f():\n    import numpy\n", "imports `numpy`"),  # not only at the top
+        ("text = open('data.txt').read()", "reads or writes files (`open`)"),
+        ("from pathlib import Path\nPath('x').read_text()", "reads or writes files (`read_text`)"),
     ],
 )
 def test_other_modules_and_files_do_not(code, reason):
@@ -98,8 +98,8 @@ def test_a_fence_that_needs_what_a_skipped_fence_defines_does_not_run():
             "print(xs)",  # ... so from here on xs is there again
         )
     )
-    assert found[0] is None and "imports numpy" in found[1]
-    assert found[2] == "it uses MLP, xs from the fence at line 11, which the page cannot run"
+    assert found[0] is None and "imports `numpy`" in found[1]
+    assert found[2] == "it uses `MLP`, `xs` from the fence at line 11, which the page cannot run"
     assert found[3:] == [None, None, None]
 
 

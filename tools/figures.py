@@ -76,9 +76,9 @@ def _unique_ids(svg: str, name: str) -> str:
 def standalone(svg: str, name: str) -> str:
     """The SVG as a file: with an XML namespace, ids of its own, and its own colours."""
     svg = _unique_ids(svg, name)
-    svg = svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1)
-    if 'xmlns="http://www.w3.org/2000/svg" xmlns="http://www.w3.org/2000/svg"' in svg:
-        svg = svg.replace(' xmlns="http://www.w3.org/2000/svg"', "", 1)
+    root = svg[: svg.index(">")]
+    if 'xmlns="http://www.w3.org/2000/svg"' not in root:  # matplotlib and graphviz have it
+        svg = svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1)
     head_end = svg.index(">") + 1
     return svg[:head_end] + STANDALONE_STYLE + svg[head_end:] + "\n"
 
@@ -153,7 +153,7 @@ def chain_rule_by_hand(ns):
   a [label="a = x·x = {g["a"]}\\ndL/da = {g["dL_da"]}"];
   b [label="b = 2a = {g["b"]}\\ndL/db = 1"];
   c [label="c = 3a = {g["c"]}\\ndL/dc = 1"];
-  L [label="L = b + c = {g["L"]}"];
+  L [label="L = b + c = {g["L"]}\\ndL/dL = 1"];
   x -> a [label="da/dx = 2x = {g["da_dx"]}"];
   a -> b [label="db/da = 2"];
   a -> c [label="dc/da = 3"];

@@ -239,7 +239,7 @@ class Notebook:
                 "--update-outputs (then fix the prose that quotes it)."
             )
             raise OutputMismatchError(
-                f"{where}: the fence printed something else than its ```output block "
+                f"{where}: the fence printed something other than what its ```output block "
                 f"shows:\n{diff}\n{remedy}"
             )
 

@@ -65,6 +65,7 @@ def svg_from_dot(dot_text: str) -> str:
     if result.returncode != 0:
         raise ValueError(f"graphviz-pure could not draw this graph:\n{result.stderr}")
     svg = re.sub(r'(fill|stroke)="black"', r'\1="currentColor"', result.stdout)
+    svg = re.sub(r"<title>.*?</title>\n?", "", svg)  # "n0->n1" tooltips mean nothing to a reader
     return _inline(svg)
 
 
@@ -161,19 +162,23 @@ def scatter_svg(
         if boundary is not None:
             gx, gy = _span(xs, resolution), _span(ys, resolution)
             scores = [[boundary(x, y) for x in gx] for y in gy]
-            ax.contourf(gx, gy, scores, levels=[-1e300, 0, 1e300], colors=["C0", "C1"], alpha=0.2)
+            ax.contourf(gx, gy, scores, levels=[-1e300, 0, 1e300], colors=["C0", "C1"], alpha=0.12)
             ax.contour(gx, gy, scores, levels=[0], colors=["C7"], linewidths=1.5)
         for k, (group, (points, marks)) in enumerate(groups.items()):
             for colour, positive, label in (("C0", False, labels[0]), ("C1", True, labels[1])):
                 chosen = [p for p, m in zip(points, marks) if (m > 0) == positive]
-                style = {"c": colour} if k == 0 else {"facecolors": "none", "edgecolors": colour}
+                style = (  # filled, with a thin outline in the text colour; or hollow
+                    {"c": colour, "edgecolors": TEXT_COLOUR}
+                    if k == 0
+                    else {"facecolors": "none", "edgecolors": colour}
+                )
                 ax.scatter(
                     [p[0] for p in chosen],
                     [p[1] for p in chosen],
                     s=18,
                     marker="o" if k == 0 else "D",
                     label=f"{label}, {group}",
-                    linewidths=0 if k == 0 else 1.2,
+                    linewidths=0.3 if k == 0 else 1.2,
                     **style,
                 )
         ax.set_xlabel("first coordinate")

@@ -183,13 +183,13 @@ def _needs(tree: ast.AST) -> str | None:
         for module in modules:
             top = module.split(".")[0]
             if top not in standard | PAGE_MODULES:
-                return f"it imports {module}, which the page's Python does not have"
+                return f"it imports `{module}`, which the page's Python does not have"
         if isinstance(node, ast.Call):
             function = node.func
             name = function.id if isinstance(function, ast.Name) else ""
             name = function.attr if isinstance(function, ast.Attribute) else name
             if name in FILE_CALLS:
-                return f"it reads or writes files ({name}), and the page has none"
+                return f"it reads or writes files (`{name}`), and the page has none"
     return None
 
 
@@ -211,7 +211,7 @@ def blockers(fences: list[Fence]) -> list[str | None]:
             reason = _needs(tree)
             lacking = sorted(used & missing.keys())
             if reason is None and lacking:
-                names = ", ".join(lacking)
+                names = ", ".join(f"`{name}`" for name in lacking)
                 reason = (
                     f"it uses {names} from the fence at line {missing[lacking[0]] - 1}, "
                     "which the page cannot run"

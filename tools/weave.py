@@ -169,10 +169,22 @@ def chapter_uses(chapter: Path) -> Uses:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 modules |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    bound, imported = set(), set()  # names the chapter makes itself; names from micrograd
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                bound.add(node.id)
+            elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+                bound.add(node.name)
+            elif isinstance(node, ast.arg):
+                bound.add(node.arg)
+            elif isinstance(node, ast.ImportFrom) and node.module == "micrograd":
+                imported |= {alias.name for alias in node.names}
     for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                names.add(node.id)
+                if node.id not in bound or node.id in imported:  # not a name of its own
+                    names.add(node.id)
             elif isinstance(node, ast.ImportFrom) and node.module == "micrograd":
                 names |= {alias.name for alias in node.names}
             elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
@@ -182,7 +194,9 @@ def chapter_uses(chapter: Path) -> Uses:
                     attributes.add(node.attr)
             elif isinstance(node, ast.Attribute):
                 attributes.add(node.attr)
-            if isinstance(node, (ast.BinOp, ast.AugAssign, ast.UnaryOp)):
+            if isinstance(node, (ast.BinOp, ast.AugAssign)) or (
+                isinstance(node, ast.UnaryOp) and not isinstance(node.operand, ast.Constant)
+            ):  # -1.0 is a number, not a negation
                 operators.add(type(node.op))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 called.add(node.func.id)

@@ -30,6 +30,13 @@
     return node;
   }
 
+  // Text in which `backticks` mark code, as a node: the backticked parts set as <code>.
+  function withCode(className, text) {
+    const node = element("span", className);
+    text.split("`").forEach((part, i) => node.append(i % 2 ? element("code", "", part) : part));
+    return node;
+  }
+
   function button(className, label, title) {
     const node = element("button", "notebook-button " + className, label);
     node.type = "button";
@@ -61,8 +68,7 @@
       if (fence.blocked) {
         this.bar.classList.add("notebook-blocked");
         this.bar.append(
-          element(
-            "span",
+          withCode(
             "notebook-note",
             `Not run on this page: ${fence.blocked}. ` +
               `Run it with \`python3 tools/dev.py test ${this.notebook.chapter}\`.`,
@@ -164,7 +170,7 @@
       if (this.printed.textContent === this.book.querySelector("code").textContent) return null;
       return (
         `${this.notebook.chapter}:${this.fence.line}: OutputMismatchError: the fence printed ` +
-        "something else than its output block shows (the book's output is above, this run's below)"
+        "something other than what its output block shows (the book's output is above, this run's below)"
       );
     }
 
