@@ -169,6 +169,12 @@ def small_book(tmp_path):
     return tmp_path
 
 
+def _like_a_terminal_job():
+    # A suite started in the background of a script (`cmd &`, nohup) has Ctrl-C ignored,
+    # and a child would inherit that; a job in a terminal, which these tests play, has not.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_serve(book: Path, port: int):
     if not dev.environment_ready():
         pytest.skip("needs the .venv that `python3 tools/dev.py test` sets up")
@@ -178,6 +184,7 @@ def start_serve(book: Path, port: int):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        preexec_fn=_like_a_terminal_job,
     )
 
 
