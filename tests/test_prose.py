@@ -254,6 +254,8 @@ DRIFTS = [
 
 @pytest.mark.parametrize(("chapter", "old", "new", "said"), DRIFTS, ids=lambda v: str(v)[:12])
 def test_a_number_changed_in_the_prose_alone_is_caught(tmp_path, chapter, old, new, said):
+    if drifts(ROOT / "docs" / chapter, f"docs/{chapter}"):  # reported once, by the test above
+        pytest.skip(f"docs/{chapter} fails its own prose check: see that failure first")
     text = (ROOT / "docs" / chapter).read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{chapter} no longer says {old!r}: update DRIFTS"
     page = tmp_path / chapter
