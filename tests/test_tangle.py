@@ -93,6 +93,16 @@ def snapshot(docs, out):
     return {p.name: p.read_bytes() for p in [*docs.glob("*.md"), out]}
 
 
+def sync_refused(docs, out, capsys):
+    """Run --sync, which must refuse (exit 1) and write nothing; what it printed."""
+    before = snapshot(docs, out)
+    capsys.readouterr()
+    assert run(docs, out, "--sync") == 1
+    captured = capsys.readouterr()
+    assert snapshot(docs, out) == before  # nothing written, nothing lost
+    return captured
+
+
 def test_output_has_header_and_markers_and_is_byte_stable(book, capsys):
     docs, out = book
     assert run(docs, out) == 0
@@ -355,11 +365,7 @@ def test_sync_refuses_when_both_sides_changed_and_shows_both_diffs(book, capsys)
         subprocess.run([*git, *command], cwd=docs.parent, check=True, capture_output=True)
     edit(out, "self.n = n", "self.n = int(n)")
     edit(docs / "02-more.md", "thing.n // 2", "thing.n >> 1")
-    before = snapshot(docs, out)
-    capsys.readouterr()
-    assert run(docs, out, "--sync") == 1
-    captured = capsys.readouterr()
-    assert snapshot(docs, out) == before  # nothing written
+    captured = sync_refused(docs, out, capsys)
     assert "both micrograd.py and the chapters changed" in captured.err
     assert "python3 tools/dev.py tangle --force" in captured.err
     chapters_diff, engine_diff = captured.out.split("--- micrograd.py (last generated)")[1:]
@@ -374,11 +380,7 @@ def test_sync_without_the_last_generated_engine_shows_the_two_changes_together(b
     run(docs, out)
     edit(out, "self.n = n", "self.n = int(n)")
     edit(docs / "02-more.md", "thing.n // 2", "thing.n >> 1")
-    before = snapshot(docs, out)
-    capsys.readouterr()
-    assert run(docs, out, "--sync") == 1
-    captured = capsys.readouterr()
-    assert snapshot(docs, out) == before
+    captured = sync_refused(docs, out, capsys)
     assert "is not in git's HEAD" in captured.err
     assert "int(n)" in captured.out and "thing.n >> 1" in captured.out
 
@@ -413,11 +415,7 @@ def test_sync_refuses_an_edit_it_cannot_place_and_names_the_place(book, capsys, 
     docs, out = book
     run(docs, out)
     edit(out, old, new)
-    before = snapshot(docs, out)
-    capsys.readouterr()
-    assert run(docs, out, "--sync") == 1
-    err = capsys.readouterr().err
-    assert snapshot(docs, out) == before  # nothing written, nothing lost
+    err = sync_refused(docs, out, capsys).err
     assert err.startswith("sync: micrograd.py:") and err.count("\n") == 1, err
     assert {"marker": "an edit to the marker", "header": "an edit to the header"}.get(
         place, "an edit between two chunks"
@@ -440,11 +438,7 @@ def test_sync_refuses_an_edit_that_would_not_tangle_back_the_same(book, capsys, 
     docs, out = book
     run(docs, out)
     edit(out, old, new)
-    before = snapshot(docs, out)
-    capsys.readouterr()
-    assert run(docs, out, "--sync") == 1
-    captured = capsys.readouterr()
-    assert snapshot(docs, out) == before
+    captured = sync_refused(docs, out, capsys)
     assert "nothing was written" in captured.err and "tangle --force" in captured.err
     assert shown in captured.out
 
@@ -453,10 +447,7 @@ def test_sync_refuses_an_engine_that_is_not_valid_python(book, capsys):
     docs, out = book
     run(docs, out)
     edit(out, "return half(half(thing))", "return half(half(thing)")
-    before = snapshot(docs, out)
-    assert run(docs, out, "--sync") == 1
-    err = capsys.readouterr().err
-    assert snapshot(docs, out) == before
+    err = sync_refused(docs, out, capsys).err
     line = int(err.split("micrograd.py:")[1].split(":")[0])
     assert "half(half(thing)" in out.read_text().splitlines()[line - 1]
 
@@ -466,10 +457,7 @@ def test_sync_refuses_when_the_hash_line_is_gone(book, capsys):
     run(docs, out)
     text = out.read_text()
     out.write_text("\n".join(line for line in text.split("\n") if "sha256" not in line))
-    before = snapshot(docs, out)
-    assert run(docs, out, "--sync") == 1
-    assert "sha256 line is gone" in capsys.readouterr().err
-    assert snapshot(docs, out) == before
+    assert "sha256 line is gone" in sync_refused(docs, out, capsys).err
 
 
 def test_sync_refuses_to_write_into_an_indented_fence(book, capsys):
@@ -483,11 +471,8 @@ def test_sync_refuses_to_write_into_an_indented_fence(book, capsys):
     chapter.write_text("\n".join(lines))
     run(docs, out)
     edit(out, "thing.n // 2", "thing.n >> 1")
-    before = snapshot(docs, out)
-    assert run(docs, out, "--sync") == 1
-    err = capsys.readouterr().err
+    err = sync_refused(docs, out, capsys).err
     assert "docs/02-more.md:6:" in err and "indented" in err
-    assert snapshot(docs, out) == before
 
 
 def test_plain_python3_runs_the_tangler_through_the_project_environment(book):
