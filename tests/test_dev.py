@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import dev
-from tools.tangle import ROOT
+from tools import ROOT, dev
 
 CHAPTER = """# One
 
@@ -61,11 +60,11 @@ def test_every_command_runs_with_the_project_environment():
     assert dev.command_line("serve", ["-a", "x:1"])[:4] == [python, "-m", "mkdocs", "serve"]
     tangle = [python, ROOT / "tools" / "tangle.py"]
     assert dev.command_line("tangle", ["--check"]) == [*tangle, "--check"]
-    assert dev.command_line("sync", []) == [*tangle, "--sync"]
+    assert dev.command_line("sync", []) == [python, ROOT / "tools" / "sync.py"]
 
 
 def test_check_leaves_out_the_site_build_and_the_browser():
-    files = ["tests/test_site.py", "tests/test_browser.py", "tests/test_dev.py"]
+    files = ["tests/site", "tests/test_reading.py", "tests/test_dev.py"]
     collect = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q"]
     result = subprocess.run(
         [*collect, "-m", "not site", *files],
@@ -157,11 +156,11 @@ def test_serve_on_a_busy_port_says_so_at_once(capsys):
 
 @pytest.fixture
 def small_book(tmp_path):
-    """A one-chapter book whose mkdocs.yml uses the engine hooks."""
+    """A one-chapter book whose mkdocs.yml uses the site's hooks."""
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text("# Home\n", encoding="utf-8")
     (tmp_path / "docs" / "01-one.md").write_text(CHAPTER, encoding="utf-8")
-    hooks = (ROOT / "tools" / "engine_hooks.py").as_posix()
+    hooks = (ROOT / "tools" / "site" / "hooks.py").as_posix()
     (tmp_path / "mkdocs.yml").write_text(
         f"site_name: t\nhooks:\n  - {hooks}\nmarkdown_extensions:\n  - pymdownx.superfences\n",
         encoding="utf-8",

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.tangle import ROOT, chapters, hand_edited, read_fences, read_headings, tangle
+from tools import ROOT
+from tools.chapter import Chapter, chapters
+from tools.tangle import hand_edited, tangle
 
 ENGINE = ROOT / "micrograd.py"
 MARK = "# --- "
@@ -57,18 +59,24 @@ def test_every_marker_leads_to_the_one_chunk_whose_code_follows_it():
         match = MARKER.fullmatch(marker)
         assert match, f"micrograd.py:{i + 1}: {marker!r} is not `# --- chapter#anchor ---`"
         chapter = ROOT / match["chapter"]
-        headings = read_headings(chapter)
+        headings = Chapter.read(chapter).headings
         section = [h for h in headings if h.anchor == match["anchor"]]
         assert len(section) == 1, f"micrograd.py:{i + 1}: {marker}: no single such heading"
         below = [h.line for h in headings if h.line > section[0].line]
         end = below[0] if below else float("inf")
-        fences = [f for f in read_fences(chapter) if f.is_engine and section[0].line < f.line < end]
+        fences = [
+            f
+            for f in Chapter.read(chapter).fences
+            if f.is_engine and section[0].line < f.line < end
+        ]
         assert (match["part"] is None) == (len(fences) == 1), f"{marker}: {len(fences)} fences"
         fence = fences[int(match["part"] or 1) - 1]
         code = fence.code.rstrip("\n").split("\n")
         assert lines[i + 1 : i + 1 + len(code)] == code, f"micrograd.py:{i + 1}: {marker}"
         found.append(fence)
-    engine_fences = [f for c in chapters(ROOT / "docs") for f in read_fences(c) if f.is_engine]
+    engine_fences = [
+        f for c in chapters(ROOT / "docs") for f in Chapter.read(c).fences if f.is_engine
+    ]
     assert found == engine_fences, "each engine fence should have exactly one marker, in order"
 
 

@@ -7,9 +7,10 @@ from xml.etree import ElementTree
 
 import pytest
 
-from tools.figures import FIGURES, drawn, inline
+from tools import ROOT
+from tools.figures import FIGURES, drawn
 from tools.pictures import svg_from_dot
-from tools.tangle import ROOT
+from tools.site.figures import inline
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tools import ROOT
+from tools.chapter import Chapter, chapters
 from tools.learner import (
     SkeletonExistsError,
     chapters_named,
@@ -30,8 +32,7 @@ from tools.learner import (
     progress_table,
     write_skeleton,
 )
-from tools.notebook import Notebook, cells
-from tools.tangle import ROOT, chapters, read_fences
+from tools.notebook import Notebook
 
 BOOK_ENGINE = ROOT / "micrograd.py"
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
@@ -111,7 +112,9 @@ def test_the_books_own_engine_copied_elsewhere_passes_every_check(book_run):
     failing = [f"{r.chapter.name}: {r.failure}" for r in results if r.failure]
     assert not failing, table
     assert [r.chapter for r in results] == chapters_named([])
-    every_check = [c for r in results for c in cells(r.chapter) if not c.fence.is_engine]
+    every_check = [
+        c for r in results for c in Chapter.read(r.chapter).cells if not c.fence.is_engine
+    ]
     assert sum(r.passed for r in results) == len(every_check) > 100
     assert table.endswith("Every check passes against copy/micrograd.py.\n"), table
     assert book_state() == before, "the learner run changed the book's engine or chapters"
@@ -189,7 +192,7 @@ def test_each_stub_names_the_section_whose_fence_builds_it(skeleton_file):
         assert message.startswith(f"{name} is yours to write: see docs/"), message
         chapter = ROOT / message.split("see ")[1].split(",")[0].split(" (")[0]
         section = message.split("section '")[1].split("'")[0] if "section '" in message else ""
-        fences = [f for f in read_fences(chapter) if f.is_engine]
+        fences = [f for f in Chapter.read(chapter).fences if f.is_engine]
         under = [f for f in fences if not section or heading_above(chapter, f.line) == section]
         method = name.split(".")[-1]
         assert any(f"def {method}(" in f.code for f in under), (name, chapter.name, section)
@@ -277,7 +280,7 @@ def test_an_endless_loop_costs_its_chapter_a_timeout(tmp_path):
         text.replace("        self.data = data\n", "        while True:\n            pass\n")
     )
     (result,) = check(engine, [VALUE_CHAPTER], timeout=2)
-    first_check = next(c for c in cells(VALUE_CHAPTER) if not c.fence.is_engine)
+    first_check = next(c for c in Chapter.read(VALUE_CHAPTER).cells if not c.fence.is_engine)
     assert result.passed == 0 and result.failure.line == first_check.line - 1
     assert result.failure.message.startswith("timed out after 2 s"), result.failure
 

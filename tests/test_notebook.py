@@ -4,8 +4,9 @@ import textwrap
 
 import pytest
 
-from tools.notebook import Notebook, OutputMismatchError, cells, misplaced_outputs, updated_outputs
-from tools.tangle import ROOT, chapters
+from tools import ROOT
+from tools.chapter import Chapter, chapters
+from tools.notebook import Notebook, OutputMismatchError, updated_outputs
 
 pytest_plugins = ["pytester"]
 
@@ -48,17 +49,17 @@ def chapter(tmp_path):
 
 
 def test_cells_pair_each_fence_with_the_output_block_below_it(chapter):
-    found = cells(chapter)
+    found = Chapter.read(chapter).cells
     assert [c.line for c in found] == [6, 14, 18, 23]
     assert [c.fence.is_engine for c in found] == [True, False, True, False]
     assert [c.output.code if c.output else None for c in found] == [None, None, None, "4\n"]
-    assert misplaced_outputs(chapter) == []
+    assert Chapter.read(chapter).misplaced_outputs() == []
 
 
 def test_output_block_separated_by_prose_is_misplaced(chapter):
     chapter.write_text(CHAPTER.replace("```output", "It prints:\n\n```output"))
-    assert cells(chapter)[-1].output is None
-    assert misplaced_outputs(chapter) == [28]
+    assert Chapter.read(chapter).cells[-1].output is None
+    assert Chapter.read(chapter).misplaced_outputs() == [28]
 
 
 def test_notebook_runs_class_pieces_and_experiments_in_order(chapter):
@@ -124,8 +125,7 @@ def run_chapter(pytester, text, *args):
     """Run pytest on one chapter in a scratch folder, with this project's runner."""
     pytester.makeconftest(
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        "from tools.notebook import pytest_addoption, pytest_configure, "
-        "pytest_markdown_docs_markdown_it, pytest_sessionfinish"
+        'pytest_plugins = ["tools.chapters_plugin"]\n'
     )
     path = pytester.path / "chapter.md"
     path.write_text(textwrap.dedent(text), encoding="utf-8")
@@ -176,6 +176,46 @@ def test_a_fence_run_alone_runs_the_fences_above_it_once(pytester):
     alone.assert_outcomes(passed=1)
 
 
+def collected_ids(pytester) -> list[str]:
+    ids = pytester.runpytest_subprocess("--markdown-docs", "--collect-only", "-q").outlines
+    return [line for line in ids if "::" in line]
+
+
+def test_ids_name_each_fence_by_its_section_and_survive_edits_elsewhere(pytester):
+    text = """\
+        # A chapter
+
+        ## Build it
+
+        ```python title="micrograd.py"
+        x = 1
+        ```
+
+        ```python
+        assert x == 1
+        ```
+
+        ## Use it
+
+        ```python
+        assert x + 1 == 2
+        ```
+        """
+    path, result = run_chapter(pytester, text)
+    result.assert_outcomes(passed=3)
+    ids = collected_ids(pytester)
+    assert ids == [
+        "chapter.md::build-it[engine-1]",
+        "chapter.md::build-it[2]",
+        "chapter.md::use-it[1]",
+    ]
+    edited = "\nA new first paragraph.\n\n" + path.read_text().replace(
+        "## Use it\n", "## Use it\n\nMore.\n"
+    )
+    path.write_text(edited, encoding="utf-8")
+    assert collected_ids(pytester) == ids, "an edit above a fence, or in its section, moved its id"
+
+
 def test_a_type_error_is_reported_once_not_rerun(pytester):
     # pytest-markdown-docs calls a runner again when it raises TypeError (its issue #69)
     _, result = run_chapter(
@@ -218,9 +258,26 @@ def test_update_outputs_rewrites_the_chapter_only_when_asked(pytester):
 
 @pytest.mark.parametrize("page", chapters(ROOT / "docs"), ids=lambda page: page.name)
 def test_every_output_block_sits_below_a_python_fence(page):
-    lines = misplaced_outputs(page)
+    lines = Chapter.read(page).misplaced_outputs()
     assert not lines, (
         f"{page.name}: ```output blocks at lines {lines} do not sit right below a python "
         "fence (only blank lines may come between), so no fence's output is checked "
         "against them"
     )
+
+
+def test_the_plugin_internals_we_build_on_are_where_they_were():
+    """pytest-markdown-docs keeps its runner API private: pinned exactly, and checked here."""
+    import inspect
+    import re
+    from importlib import metadata
+
+    from pytest_markdown_docs import _runners, plugin
+
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    pinned = re.search(r'"pytest-markdown-docs==([^"]+)"', pyproject)
+    assert pinned, "pyproject.toml should pin pytest-markdown-docs to one version"
+    assert metadata.version("pytest-markdown-docs") == pinned[1]
+    assert callable(_runners.register_runner) and issubclass(_runners.DefaultRunner, object)
+    item = inspect.signature(plugin.MarkdownInlinePythonItem.__init__).parameters
+    assert "test_definition" in item, "tools/chapters_plugin.py re-makes items with it"

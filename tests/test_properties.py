@@ -17,10 +17,18 @@ import os
 import time
 
 import pytest
-from graphs import FLOATS, OPS, Graph, central_differences, evaluate, graphs, value_backend
 from hypothesis import given, settings
 
 from micrograd import Value
+from tests.helpers.graphs import (
+    FLOATS,
+    OPS,
+    Graph,
+    central_differences,
+    evaluate,
+    graphs,
+    value_backend,
+)
 
 LONG = os.environ.get("MICROGRAD_LONG") == "1"
 LONG_GRAPHS = int(os.environ.get("MICROGRAD_GRAPHS", "10000"))

@@ -31,10 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from markdown_it import MarkdownIt
 
-from tools.notebook import cells
-from tools.tangle import ROOT, chapters
+from tools import ROOT
+from tools.chapter import Chapter, chapters
 
 PAGES = chapters(ROOT / "docs")
 
@@ -101,17 +100,12 @@ def _claims_in(text: str, line: int) -> list[Claim]:
 
 def prose_claims(page: Path) -> list[Claim]:
     """The numbers the prose of a chapter states, with their lines."""
-    source = page.read_text(encoding="utf-8").splitlines()
     claims = []
-    for token in MarkdownIt("commonmark").parse("\n".join(source)):
-        if token.type != "inline" or not token.map:
-            continue
-        first, last = token.map
-        block = "\n".join(source[first:last])  # a reader's view of it: no code, no links
+    for first, block in Chapter.read(page).prose:  # a reader's view of it: no code, no links
         block = re.sub(r"(`+)[^`]*?\1", lambda m: re.sub(r"[^\n]", " ", m[0]), block)
         block = re.sub(r"\]\([^)]*\)", "]", block)
         block = re.sub(r"<!--.*?-->", " ", block, flags=re.DOTALL)
-        claims += _claims_in(block, first + 1)
+        claims += _claims_in(block, first)
     return claims
 
 
@@ -157,9 +151,7 @@ def _numbers_in_output(text: str, first_line: int) -> dict[float, int]:
 
 def sections(page: Path) -> list[int]:
     """The first line of each `#` and `##` section of a chapter (1-based), in order."""
-    tokens = MarkdownIt("commonmark").parse(page.read_text(encoding="utf-8"))
-    heads = [t.map[0] + 1 for t in tokens if t.type == "heading_open" and t.tag in {"h1", "h2"}]
-    return [1, *heads]
+    return [1, *(h.line for h in Chapter.read(page).headings if h.level <= 2)]
 
 
 def section_of(line: int, starts: list[int]) -> int:
@@ -174,7 +166,7 @@ def fence_runs(page: Path) -> list[tuple[int, int, dict[float, int]]]:
     checks, say), each as (first line, last line, every number in the code and outputs)."""
     lines = page.read_text(encoding="utf-8").splitlines()
     runs: list[tuple[int, int, dict[float, int]]] = []
-    for cell in cells(page):
+    for cell in Chapter.read(page).cells:
         found: dict[float, int] = {}
         for value, line in _numbers_in_code(cell.fence.code, cell.line).items():
             found.setdefault(value, line)

@@ -14,14 +14,13 @@ import ast
 import re
 import sys
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from markdown_it import MarkdownIt
 
+from tools import ROOT
+from tools.chapter import Chapter, Fence, chapters, is_python
 from tools.figures import FIGURES, FOLDER
-from tools.tangle import ROOT, chapters, is_python
 
 PAGES = chapters(ROOT / "docs")
 VISIBLE_CHECKS_BUDGET = 50  # assert / pytest.raises lines left in the reading flow, book-wide
@@ -29,28 +28,14 @@ CHECK_LINE = re.compile(r"^\s*(assert\b|with pytest\.raises\b)")
 IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)\)")
 
 
-@dataclass(frozen=True)
-class Shown:
-    line: int  # of the opening backticks
-    code: str
-    folded: bool  # inside a <details> block
-
-
-def python_fences(page: Path) -> list[Shown]:
-    """The chapter's python fences, and whether each sits in a folded <details> block."""
-    depth, found = 0, []
-    for token in MarkdownIt("commonmark").parse(page.read_text(encoding="utf-8")):
-        if token.type in ("html_block", "html_inline"):
-            depth += len(re.findall(r"<details\b", token.content))
-            depth -= len(re.findall(r"</details>", token.content))
-        elif token.type == "fence" and is_python(token.info):
-            found.append(Shown(token.map[0] + 1, token.content, depth > 0))
-    return found
+def python_fences(page: Path) -> list[Fence]:
+    """The chapter's python fences (each knows whether it sits in a folded <details> block)."""
+    return [cell.fence for cell in Chapter.read(page).cells]
 
 
 def visible_checks(page: Path) -> list[str]:
     return [
-        f"{page.name}:{fence.line + i + 1}"
+        f"{page.name}:{fence.line + i}"
         for fence in python_fences(page)
         if not fence.folded
         for i, line in enumerate(fence.code.splitlines())
@@ -92,7 +77,7 @@ def test_what_a_reader_sees_imports_only_micrograd_and_the_standard_library(page
             for name in names:
                 top = name.split(".")[0]
                 assert top == "micrograd" or top in sys.stdlib_module_names, (
-                    f"{page.name}:{fence.line}: a fence in the reading flow imports {name}; "
+                    f"{page.name}:{fence.line - 1}: a fence in the reading flow imports {name}; "
                     "a reader copying it has only micrograd and the standard library "
                     "(move it into a folded check, or draw it as a figure)"
                 )
@@ -124,3 +109,55 @@ def test_every_figure_shown_exists_has_a_text_alternative_and_is_drawn_by_the_to
     unused = set(FIGURES) - in_chapters
     assert not unused, f"figures drawn but shown by no chapter: {sorted(unused)}"
     assert len(in_chapters) >= 14, f"only {len(in_chapters)} figures in the chapters"
+
+
+def test_home_page_lists_every_chapter_in_order():
+    tokens = Chapter.read(ROOT / "docs" / "index.md").tokens
+    headings = [i for i, t in enumerate(tokens[:-1]) if t.type == "heading_open"]
+    section = next((i + 1 for i in headings if tokens[i + 1].content == "Chapters"), None)
+    assert section is not None, "docs/index.md has no `## Chapters` section"
+    linked = []  # the .md pages the section links, in order
+    for token in tokens[section + 1 :]:
+        if token.type == "heading_open":
+            break
+        for child in token.children or []:
+            href = str(child.attrs.get("href", ""))
+            if href.endswith(".md") and href not in linked:
+                linked.append(href)
+    expected = [page.name for page in PAGES[1:]]
+    missing = [name for name in expected if name not in linked]
+    assert linked == expected, (
+        f"docs/index.md's Chapters section should link every chapter in order; "
+        f"missing {missing}, linked {linked}"
+    )
+
+
+PLAIN_PYTHON_INFO = re.compile(r'python(\s+[A-Za-z_][\w-]*="[^"]*")*')
+SITE_ONLY_BLOCK = re.compile(r"(!!!|\?\?\?\+?|===\+?)\s")  # admonitions, details, tabs
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_chapter_is_plain_markdown(page):
+    tokens = Chapter.read(page).tokens
+    lines = page.read_text(encoding="utf-8").splitlines()
+    in_fence = set()
+    for token in tokens:
+        where = f"{page.name}:{token.map[0] + 1 if token.map else '?'}"
+        assert token.type != "code_block", (
+            f"{where}: indented code block; use a ``` fence (indented code is not run or "
+            "highlighted, and inside a list it may be a fence's indentation gone wrong)"
+        )
+        if token.type != "fence":
+            continue
+        in_fence.update(range(token.map[0], token.map[1]))
+        if is_python(token.info):
+            assert PLAIN_PYTHON_INFO.fullmatch(token.info.strip()), (
+                f"{where}: fence info {token.info!r}: write `python` then only "
+                'key="value" attributes (bare words break the site\'s rendering)'
+            )
+            assert token.level == 0, f"{where}: python fence inside a list or quote"
+    for number, line in enumerate(lines):
+        assert number in in_fence or not SITE_ONLY_BLOCK.match(line), (
+            f"{page.name}:{number + 1}: {line!r} is site-only syntax "
+            "(admonition or tab) that VS Code and GitHub show as text"
+        )

@@ -5,13 +5,14 @@ import io
 import json
 import re
 
-from tools.tangle import ROOT, read_fences, read_headings
+from tools import ROOT
+from tools.chapter import Chapter
 
 README = ROOT / "README.md"
 
 
 def test_readme_example_prints_what_it_says():
-    (example,) = [f for f in read_fences(README) if f.is_python]
+    (example,) = [f for f in Chapter.read(README).fences if f.is_python]
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(example.code, {"__name__": "readme"})
@@ -20,12 +21,12 @@ def test_readme_example_prints_what_it_says():
 
 
 def test_ci_runs_the_readme_test_command():
-    headings = read_headings(README)
+    headings = Chapter.read(README).headings
     (start,) = [h.line for h in headings if h.text == "Two commands"]
     end = min(h.line for h in headings if h.line > start)
     commands = [
         f.code.split("#")[0].strip()
-        for f in read_fences(README)
+        for f in Chapter.read(README).fences
         if f.info == "sh" and start < f.line < end
     ]
     assert commands == ["python3 tools/dev.py serve", "python3 tools/dev.py test"]

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from tools.tangle import ROOT
+from tools import ROOT
 
 
 def ruff(*args):

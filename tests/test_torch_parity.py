@@ -18,10 +18,10 @@ import math
 import os
 
 import pytest
-from graphs import Backend, chained_dot, evaluate, graphs, value_backend
 from hypothesis import given, settings
 
 from micrograd import MLP, Value, softmax_ce
+from tests.helpers.graphs import Backend, chained_dot, evaluate, graphs, value_backend
 
 TORCH_REASON = (
     "the PyTorch parity tests need torch: "
@@ -181,7 +181,7 @@ def test_mlp_training_step_matches_torch(activation, output_activation, nout, lo
 
 
 def test_pytorch_version_is_the_one_the_book_names():
-    from tools.tangle import ROOT
+    from tools import ROOT
 
     version = torch.__version__.split("+")[0]
     chapter = (ROOT / "docs" / "10-how-it-differs-from-pytorch.md").read_text(encoding="utf-8")

@@ -5,8 +5,9 @@ import re
 
 import pytest
 
-from tools.tangle import ROOT, read_headings
-from tools.weave import PAGE, add_used_in, chapter_uses, engine_page, weave
+from tools import ROOT
+from tools.chapter import Chapter
+from tools.site.weave import PAGE, add_used_in, chapter_uses, engine_page, weave
 
 THING = """# 1. Things
 
@@ -154,7 +155,7 @@ def test_engine_page_shows_every_chunk_in_order_under_a_link_to_its_section(docs
     ]
     assert "`micrograd.py` lines 8-16; defines `LIMIT`, `Thing`, `Thing.__init__`." in page
     assert "Used later in chapters [2](02-using.md" in page
-    headings = [h.text for h in read_headings(docs / PAGE, page)]
+    headings = [h.text for h in Chapter.read(docs / PAGE, page).headings]
     assert headings[0] == "The engine, woven" and headings[-1] == "Index of names"
 
 

@@ -1,39 +1,27 @@
-"""The book's figures: drawn by the engine from the chapters' own code, committed as SVG.
+"""The book's figures, one function each: drawn by the engine from the chapters' own code.
 
 A chapter shows a figure as a plain Markdown image, ``![text alternative](figures/NAME.svg)``,
 so that it appears on the site, in VS Code's preview and on GitHub alike. Each file in
 docs/figures/ is drawn by a function below from the namespace of its chapter, after the
 chapter's fences have run (the same notebook the tests run), so a figure shows what the
 chapter computes and cannot drift from it: tests/test_figures.py redraws every figure and
-fails if a committed file differs.
-
-    python3 tools/dev.py figures            redraw the figures whose files are missing or stale
-    python3 tools/dev.py figures --check    exit 1 and name the stale figures
-
-On the site, a hook (``on_page_content``, registered in mkdocs.yml) puts each figure's SVG
-into the page itself, so that its lines and text take the page's colour in light and dark
-mode; as a file, the SVG carries its own colours for a light or dark reader.
+fails if a committed file differs. ``drawn()`` draws them; tools/redraw.py is the command
+(`python3 tools/dev.py figures`), and tools/site/figures.py puts each figure's SVG into the
+page itself, so that its lines and text take the page's colour in light and dark mode; as
+a file, the SVG carries its own colours for a light or dark reader.
 """
 
 from __future__ import annotations
 
-import argparse
-import html
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from tools import DOCS, pictures
+from tools.chapter import Chapter
 
-from mkdocs.plugins import event_priority  # noqa: E402
-
-from tools import pictures  # noqa: E402 (after the path is set, when run as a script)
-
-FOLDER = ROOT / "docs" / "figures"
+FOLDER = DOCS / "figures"
 # As a standalone file (GitHub, VS Code), the drawing's "current colour" is this, or the
 # other in a dark scheme; inside a page, the page's text colour.
 STANDALONE_STYLE = (
@@ -81,30 +69,6 @@ def standalone(svg: str, name: str) -> str:
         svg = svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1)
     head_end = svg.index(">") + 1
     return svg[:head_end] + STANDALONE_STYLE + svg[head_end:] + "\n"
-
-
-def inline(svg_file: str, alt: str) -> str:
-    """A figure file as an element of a page: the page's colours, and its text alternative."""
-    svg = svg_file.strip().replace(STANDALONE_STYLE, "", 1)
-    label = html.escape(alt, quote=True)
-    return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
-
-
-# --- the site hook -----------------------------------------------------------------------
-
-_IMG = re.compile(r'<img alt="(?P<alt>[^"]*)" src="(?P<src>(?:\.\./)*figures/[\w-]+\.svg)" />')
-
-
-@event_priority(50)  # before the print-site plugin copies the page (default priority: 0)
-def on_page_content(html_text, page, config, **_):
-    """Put each figure's SVG into the page, in place of its <img>."""
-
-    def to_svg(match: re.Match) -> str:
-        name = Path(match["src"]).name
-        svg = (Path(config["docs_dir"]) / "figures" / name).read_text(encoding="utf-8")
-        return inline(svg, html.unescape(match["alt"]))
-
-    return _IMG.sub(to_svg, html_text)
 
 
 # --- drawing -----------------------------------------------------------------------------
@@ -450,12 +414,12 @@ def the_branch_taken(ns):
     return pictures.svg_from_dot(side_by_side(runs, rankdir="TB"))
 
 
-# --- the command -------------------------------------------------------------------------
+# --- drawing each figure from its chapter ---------------------------------------------
 
 
 def shown_at(figure: Figure) -> int:
     """The line of the figure's chapter that shows it: ![...](figures/<name>.svg)."""
-    lines = (ROOT / "docs" / figure.chapter).read_text(encoding="utf-8").splitlines()
+    lines = Chapter.read(DOCS / figure.chapter).lines
     needle = f"(figures/{figure.name}.svg)"
     found = [number for number, line in enumerate(lines, 1) if needle in line]
     if not found:
@@ -474,7 +438,7 @@ def drawn(names: list[str] | None = None) -> dict[str, str]:
     figures = sorted((FIGURES[n] for n in (names or FIGURES)), key=lambda f: f.chapter)
     result = {}
     for chapter in sorted({f.chapter for f in figures}):
-        book = Notebook(ROOT / "docs" / chapter)
+        book = Notebook(DOCS / chapter)
         for figure in sorted((f for f in figures if f.chapter == chapter), key=shown_at):
             line = shown_at(figure)
             book.run_until(sum(1 for cell in book.cells if cell.line < line))
@@ -482,28 +446,3 @@ def drawn(names: list[str] | None = None) -> dict[str, str]:
                 raise RuntimeError(f"cannot draw {figure.name}: {book.failure}")
             result[figure.name] = standalone(figure.draw(book.namespace), figure.name)
     return result
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="only check; exit 1 if stale")
-    args = parser.parse_args(argv)
-    stale = []
-    for name, text in drawn().items():
-        path = FIGURES[name].path
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            stale.append(path)
-            if not args.check:
-                path.parent.mkdir(exist_ok=True)
-                path.write_text(text, encoding="utf-8", newline="\n")
-                print(f"figures: drew {path.relative_to(ROOT)}")
-    if args.check and stale:
-        print("figures: stale: " + ", ".join(str(p.relative_to(ROOT)) for p in stale))
-        return 1
-    if not stale:
-        print("figures: all up to date")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

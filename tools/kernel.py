@@ -1,6 +1,6 @@
 """Run a chapter's python fences as the cells of one notebook: the part that executes code.
 
-Shared by the two places that run chapters: the pytest runner (tools/notebook.py) and the
+Shared by the two places that run chapters: the notebook runner (tools/notebook.py) and the
 site's Run buttons, which load this file into Pyodide in the reader's browser
 (docs/assets/notebook/worker.js). So it needs the standard library only, and knows
 nothing of Markdown files or of pytest: callers hand it each fence's code, the line its

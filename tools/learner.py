@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
-import functools
 import json
 import os
 import signal
@@ -38,12 +37,11 @@ from pathlib import Path
 if __name__ == "__main__":  # run as a script: make the `tools` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from markdown_it import MarkdownIt
+from tools import DOCS, ROOT, relative
+from tools.chapter import Chapter, Fence, chapters
+from tools.notebook import Notebook, describe_error
+from tools.tangle import tangle
 
-from tools.notebook import Notebook, cells, describe_error
-from tools.tangle import ROOT, Fence, _relative, chapters, read_fences, tangle
-
-DOCS = ROOT / "docs"
 DEFAULT_PATH = Path("my-engine") / "micrograd.py"
 DEFAULT_TIMEOUT = 120.0  # seconds per chapter: many times what the slowest one needs
 LINE_LENGTH = 100  # ruff's, from pyproject.toml: the skeleton is ruff-clean as written
@@ -65,34 +63,22 @@ class SkeletonExistsError(FileExistsError):
 # --- where things are in the book ---------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=64)
-def _headings(text: str) -> tuple[tuple[int, str], ...]:
-    """(line, text) of each heading of a chapter's text, in order (lines 1-based)."""
-    tokens = MarkdownIt("commonmark").parse(text)
-    return tuple(
-        (token.map[0] + 1, tokens[i + 1].content)
-        for i, token in enumerate(tokens)
-        if token.type == "heading_open" and token.map
-    )
-
-
 def heading_above(chapter: Path, line: int) -> str:
     """The section a line of a chapter is in: the text of the nearest heading above it."""
-    above = [text for at, text in _headings(chapter.read_text(encoding="utf-8")) if at < line]
-    return above[-1] if above else ""
+    heading = Chapter.read(chapter).section_of(line)
+    return heading.text if heading else ""
 
 
 def page_title(chapter: Path) -> str:
     """The chapter's title as the site's navigation shows it: its first heading."""
-    headings = _headings(chapter.read_text(encoding="utf-8"))
-    return headings[0][1] if headings else chapter.stem
+    return Chapter.read(chapter).title
 
 
 def where_in_book(chapter: Path, line: int) -> str:
     """docs/02-the-value-atom.md, section 'Five fields' (page '2. The Value atom')"""
     heading, title = heading_above(chapter, line), page_title(chapter)
     section = "" if heading == title else f", section '{heading}'"
-    return f"{_relative(chapter, ROOT)}{section} (page '{title}')"
+    return f"{relative(chapter, ROOT)}{section} (page '{title}')"
 
 
 # --- the skeleton -------------------------------------------------------------------------
@@ -100,9 +86,7 @@ def where_in_book(chapter: Path, line: int) -> str:
 
 def engine_chunks(docs: Path) -> list[Fence]:
     """The engine fences of the chapters, in the order the tangler joins them."""
-    return [
-        fence for chapter in chapters(docs) for fence in read_fences(chapter) if fence.is_engine
-    ]
+    return [fence for chapter in chapters(docs) for fence in Chapter.read(chapter).engine_fences]
 
 
 def chunk_spans(text: str, chunks: list[Fence]) -> list[tuple[int, int, Fence]]:
@@ -306,7 +290,7 @@ def _run_child(chapter: Path, engine: Path, report: Path, timeout: float) -> str
 def check_chapter(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> ChapterResult:
     """Run one chapter's checks against the micrograd.py at ``engine``, in a child process."""
     chapter, engine = chapter.resolve(), engine.resolve()
-    book = cells(chapter)
+    book = Chapter.read(chapter).cells
     checks = [i for i, cell in enumerate(book) if not cell.fence.is_engine]
     with tempfile.TemporaryDirectory(prefix="learner-") as scratch:
         report = Path(scratch) / "report.jsonl"
@@ -369,7 +353,7 @@ def progress_table(results: list[ChapterResult], engine_name: str) -> str:
     if not failing:
         return "\n".join([*out, "", f"Every check passes against {engine_name}."]) + "\n"
     if len(failing) > 1:
-        places = [f"{_relative(r.chapter, ROOT)}:{r.failure.line}" for r in failing]
+        places = [f"{relative(r.chapter, ROOT)}:{r.failure.line}" for r in failing]
         out += ["", "Why each chapter's first failing check failed:"]
         out += [
             f"  {place:<{max(map(len, places))}}  {r.failure.message.splitlines()[0]}"
@@ -400,7 +384,7 @@ def _number(chapter: Path) -> int | None:
 def chapters_named(names: list[str], docs: Path = DOCS) -> list[Path]:
     """Chapters by number ("2" or "02") or by the start of the file name ("appendix"), in
     reading order; all chapters with checks if ``names`` is empty."""
-    every = [c for c in chapters(docs) if cells(c) and c.name != "index.md"]  # chapters only
+    every = [c for c in chapters(docs) if Chapter.read(c).cells and c.name != "index.md"]
     if not names:
         return every
     wanted = set()
@@ -411,7 +395,7 @@ def chapters_named(names: list[str], docs: Path = DOCS) -> list[Path]:
             if (_number(c) == int(name) if name.isdigit() else c.name.startswith(name))
         }
         if not matches:
-            raise ValueError(f"no chapter {name!r} with checks in {_relative(docs, ROOT)}")
+            raise ValueError(f"no chapter {name!r} with checks in {relative(docs, ROOT)}")
         wanted |= matches
     return [c for c in every if c in wanted]
 

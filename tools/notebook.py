@@ -1,12 +1,9 @@
-"""Run each chapter's python fences as one notebook, top to bottom (used by conftest.py).
+"""Run a chapter's python fences as one notebook, top to bottom: the model the tests run.
 
-pytest-markdown-docs collects every python fence of docs/*.md as a test. This file
-gives those tests notebook semantics without any keyword in the Markdown (keywords
-after the language break the site's rendering):
+Plain Python over tools/chapter.py and tools/kernel.py; the pytest plugin
+(tools/chapters_plugin.py), learner mode and the figures drive it. It imports no pytest.
 
 * All fences of a chapter share one namespace, in order, like cells of a notebook.
-  Each fence runs once per session; running one fence alone (say from VS Code's Testing
-  panel) first runs the fences above it.
 * Engine fences (```python title="micrograd.py"```) are the chapter's share of the
   engine. They may be pieces of one class body, with demonstrations between them,
   so the engine fences seen so far are executed together, as the tangler joins them.
@@ -14,13 +11,13 @@ after the language break the site's rendering):
   buttons use too.)
 * A fence followed by an ```output fence (nothing but blank lines between) must print
   exactly that text; a fence that prints must have one. The reader sees the result in
-  the Markdown, and the result cannot drift from the code. `pytest --update-outputs`
-  rewrites the output blocks with what the fences print now (and adds missing ones).
-* The first fence that fails, or does not compile, stops the chapter: the fences after
-  it are skipped with a pointer to it, not run against half-built state. Line numbers in
-  tracebacks are the chapter's own; what a fence printed is shown when it fails.
-* Learner mode: `pytest docs --engine=PATH` (or MICROGRAD_ENGINE=PATH) runs the chapters
-  against the micrograd.py at PATH instead of the book's engine fences (tools/learner.py).
+  the Markdown, and the result cannot drift from the code. ``updated_outputs`` rewrites
+  the output blocks with what the fences print now (and adds missing ones).
+* The first fence that fails, or does not compile, stops the chapter (``failure``): the
+  caller skips the fences after it rather than run them against half-built state. Line
+  numbers in tracebacks are the chapter's own; what a fence printed is kept with a failure.
+* Learner mode: with ``engine=PATH`` the chapter runs against the micrograd.py at PATH
+  instead of the book's engine fences (tools/learner.py).
 """
 
 from __future__ import annotations
@@ -28,75 +25,13 @@ from __future__ import annotations
 import contextlib
 import difflib
 import io
-import os
 import sys
 import types
-from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
-import pytest
-from pytest_markdown_docs._runners import DefaultRunner, register_runner
-
+from tools import ROOT, relative
+from tools.chapter import OUTPUT, Cell, Chapter
 from tools.kernel import Kernel
-from tools.tangle import ROOT, Fence, _relative, is_python, read_fences
-
-RUNNER = "chapter"
-OUTPUT = "output"  # the info string of a fence that holds the printed output of the one above
-ENGINE_VARIABLE = "MICROGRAD_ENGINE"  # the default of --engine: a learner's micrograd.py
-
-
-def pytest_markdown_docs_markdown_it():
-    """The plugin's CommonMark parser, plus a rule that routes python fences to our runner."""
-    from markdown_it import MarkdownIt
-
-    def route_python_fences(state):
-        for token in state.tokens:
-            if token.type == "fence" and is_python(token.info):
-                token.info = f"{token.info} runner:{RUNNER}"
-
-    parser = MarkdownIt("commonmark")
-    parser.core.ruler.push("route_python_fences", route_python_fences)
-    return parser
-
-
-@dataclass(frozen=True)
-class Cell:
-    """A python fence of a chapter, and the ```output fence right below it, if any."""
-
-    fence: Fence
-    output: Fence | None
-
-    @property
-    def line(self) -> int:
-        return self.fence.line
-
-    @property
-    def end(self) -> int:
-        """The line of the fence's closing backticks."""
-        return self.fence.line + self.fence.code.count("\n")
-
-
-def cells(path: Path) -> list[Cell]:
-    """The python fences of a chapter, each paired with the output block that follows it."""
-    fences = read_fences(path)
-    lines = path.read_text(encoding="utf-8").splitlines()
-    found = []
-    for i, fence in enumerate(fences):
-        if not fence.is_python:
-            continue
-        after = fences[i + 1] if i + 1 < len(fences) else None
-        end = fence.line + fence.code.count("\n")  # the closing ``` (1-based)
-        adjacent = after is not None and all(not s.strip() for s in lines[end : after.line - 2])
-        is_output = adjacent and after.info == OUTPUT
-        found.append(Cell(fence, after if is_output else None))
-    return found
-
-
-def misplaced_outputs(path: Path) -> list[int]:
-    """Lines of ```output fences that do not sit right below a python fence."""
-    paired = {cell.output.line for cell in cells(path) if cell.output}
-    return [f.line - 1 for f in read_fences(path) if f.info == OUTPUT and f.line not in paired]
 
 
 class OutputMismatchError(AssertionError):
@@ -153,7 +88,8 @@ class Notebook:
     def __init__(self, path: Path, engine: Path | None = None, check_outputs: bool = True):
         self.path = path
         self.check_outputs = check_outputs  # False while --update-outputs rewrites them
-        self.cells = cells(path)
+        self.chapter = Chapter.read(path)
+        self.cells = self.chapter.cells
         self.kernel = Kernel(str(path))  # the namespace, and the engine fences run so far
         self.namespace = self.kernel.namespace
         self.engine_file = engine  # a learner's micrograd.py, used instead of engine fences
@@ -162,10 +98,6 @@ class Notebook:
         self.failure: str | None = None  # where and how the first failing cell failed
         self.error: BaseException | None = None
         self.printed: dict[int, str] = {}  # cell index -> what it printed
-
-    @property
-    def fences(self) -> list[Fence]:
-        return [cell.fence for cell in self.cells]
 
     def index_of(self, first_line: int) -> int:
         return next(i for i, c in enumerate(self.cells) if c.line == first_line)
@@ -189,7 +121,7 @@ class Notebook:
             if self.check_outputs:
                 self._check_output(cell, printed.getvalue())
         except BaseException as error:
-            where = f"{_relative(self.path, ROOT)}:{cell.line - 1}"
+            where = f"{relative(self.path, ROOT)}:{cell.line - 1}"
             self.failure = f"{where}: {describe_error(error)}".split("\n")[0]
             self.error = error
             shown = printed.getvalue() and not isinstance(error, OutputMismatchError)
@@ -214,7 +146,7 @@ class Notebook:
             yield
 
     def _check_output(self, cell: Cell, printed: str) -> None:
-        where = f"{_relative(self.path, ROOT)}:{cell.line - 1}"
+        where = f"{relative(self.path, ROOT)}:{cell.line - 1}"
         if cell.output is None:
             if printed:
                 raise OutputMismatchError(
@@ -250,8 +182,9 @@ def updated_outputs(path: Path, printed: dict[int, str]) -> str:
     ``printed`` maps cell indices to their printed text; cells not in it keep their block.
     A cell that printed but has no block gets one; one that printed nothing loses its block.
     """
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    for index, cell in sorted(enumerate(cells(path)), key=lambda item: -item[1].line):
+    chapter = Chapter.read(path)
+    lines = chapter.text.splitlines(keepends=True)
+    for index, cell in sorted(enumerate(chapter.cells), key=lambda item: -item[1].line):
         if index not in printed:
             continue
         text = printed[index]
@@ -266,83 +199,3 @@ def updated_outputs(path: Path, printed: dict[int, str]) -> str:
         elif text:
             lines[cell.end : cell.end] = ["\n", *block]
     return "".join(lines)
-
-
-def pytest_addoption(parser):
-    parser.addoption(
-        "--update-outputs",
-        action="store_true",
-        help="rewrite each chapter's ```output blocks with what its fences print now",
-    )
-    parser.addoption(
-        "--engine",
-        default=os.environ.get(ENGINE_VARIABLE) or None,
-        metavar="PATH",
-        help=f"run the chapters against this micrograd.py, not the book's engine fences "
-        f"(default: ${ENGINE_VARIABLE})",
-    )
-
-
-def pytest_configure(config):
-    chapter.check_outputs = not config.getoption("--update-outputs", default=False)
-    engine = config.getoption("--engine", default=None)
-    chapter.engine_file = None
-    if engine is None:
-        return
-    path = Path(engine).resolve()
-    if not path.is_file():
-        raise pytest.UsageError(f"--engine / {ENGINE_VARIABLE}: {engine}: no such file")
-    if config.getoption("--update-outputs", default=False):
-        raise pytest.UsageError(
-            "--update-outputs with --engine would write what your engine prints into the "
-            "book's chapters: run one or the other"
-        )
-    chapter.engine_file = path
-
-
-def pytest_report_header(config):
-    if chapter.engine_file is not None:
-        return f"chapters run against {chapter.engine_file} (learner mode), not the book's engine"
-    return None
-
-
-def pytest_sessionfinish(session):
-    if chapter.check_outputs:
-        return
-    for path, book in chapter.notebooks.items():
-        new = updated_outputs(path, book.printed)
-        if new != path.read_text(encoding="utf-8"):
-            path.write_text(new, encoding="utf-8", newline="\n")
-            print(f"\nupdated the ```output blocks of {path}")
-
-
-@register_runner()
-class chapter(DefaultRunner):  # noqa: N801 (the runner's name is the class name)
-    notebooks: ClassVar[dict[Path, Notebook]] = {}
-    check_outputs: ClassVar[bool] = True  # False under --update-outputs
-    engine_file: ClassVar[Path | None] = None  # set by --engine (learner mode)
-
-    def runtest(self, test, args, **_):
-        path = Path(test.source_path)
-        book = self.notebooks.get(path)
-        line = test.start_line + 1
-        if book is not None and book.index_of(line) < book.next:
-            if book.failure and book.index_of(line) == book.next - 1:
-                raise book.error  # the plugin calls again after a TypeError: no rerun
-            book = None  # a fence run again: start the chapter afresh
-        if book is None:
-            book = self.notebooks[path] = Notebook(
-                path, engine=self.engine_file, check_outputs=self.check_outputs
-            )
-        target = book.index_of(line)
-        book.run_until(target)
-        if book.failure:  # one failure, one message: the later fences are not run
-            pytest.skip(f"not run: an earlier fence failed first, at {book.failure}")
-        book.run_next()
-        if self.engine_file is not None and book.cells[target].fence.is_engine:
-            pytest.skip(f"engine fence: {self.engine_file} is used instead")
-
-    def repr_failure(self, test, excinfo, style=None):
-        if isinstance(excinfo.value, OutputMismatchError):
-            return str(excinfo.value)
-        return super().repr_failure(test, excinfo, style)

@@ -1,7 +1,7 @@
 // Run buttons for a chapter page: the chapter is one notebook, as under pytest.
 //
 // The page carries its python fences as JSON (<script id="notebook-fences">, written by
-// tools/site_notebook.py while the site is built): code, first line, engine or not, and
+// tools/site/fences.py while the site is built): code, first line, engine or not, and
 // why a fence cannot run in a browser, if it cannot. The fences the page shows are its
 // python code blocks, in the same order; each gets a bar with Run, Stop and Reset, and
 // its code becomes editable. Running a fence first runs the fences above it that have

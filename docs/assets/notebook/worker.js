@@ -3,7 +3,7 @@
 // terminates this worker. notebook.js creates it on the first Run click.
 //
 // It loads Pyodide from the site itself (assets/pyodide/, copied there by
-// tools/site_notebook.py), writes micrograd.py, kernel.py and pytest.py (the page's
+// tools/site/runtime.py), writes micrograd.py, kernel.py and pytest.py (the page's
 // pytest.raises) into Pyodide's file system, and runs fences with tools/kernel.py: the
 // same code that runs them under pytest.
 //
@@ -25,7 +25,7 @@ const PAGE_PYTHON = ["micrograd.py", "kernel.py", "pytest.py"];
 // makes it defer in time (in Chromium a chain of a million nodes is then freed fine;
 // 56 KiB is already too much). The price: a runaway recursion through C code, or
 // compiling an expression of some 150 chained operators, ends in a RecursionError
-// sooner than on a desktop Python. tests/test_browser.py runs both kinds of code.
+// sooner than on a desktop Python. tests/site/test_browser.py runs both kinds of code.
 const PYTHON_STACK = 48 * 1024;
 
 function limitStack(pyodide) {

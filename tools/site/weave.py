@@ -1,7 +1,7 @@
 """The engine, woven: micrograd.py shown whole, each chunk linked to the book, and who uses what.
 
-Plain functions over tools/tangle.py's parse, called by the site's hook
-(tools/engine_hooks.py) while the site is built:
+Plain functions over tools/tangle.py and tools/chapter.py, called by the site's hooks
+(tools/site/hooks.py) while the site is built:
 
 * ``weave(docs)`` tangles the chapters and finds, in the engine, every public name and
   every method of its public classes, and the other chapters that use each. A use is
@@ -21,21 +21,13 @@ from __future__ import annotations
 import ast
 import html as html_text
 import re
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.tangle import (
-    ENGINE,
-    ROOT,
-    Tangled,
-    chapters,
-    read_fences,
-    read_headings,
-    slugify,
-    tangle_book,
-)
+from tools import ENGINE, ROOT
+from tools.chapter import Chapter, chapters, slugify
+from tools.tangle import Tangled, tangle_book
 
 PAGE = "engine.md"  # the woven engine's page, generated in the docs folder
 TITLE = "The engine, woven"
@@ -156,64 +148,33 @@ def _methods(cls: ast.ClassDef):
 
 def chapter_uses(chapter: Path) -> Uses:
     """Everything the python fences of ``chapter`` use; fences that do not parse are skipped."""
-    names, attributes, operators, called, modules = set(), set(), set(), set(), set()
-    instances = set()
-    trees = []
-    for fence in read_fences(chapter):
-        if fence.is_python:
-            try:
-                trees.append(ast.parse(textwrap.dedent(fence.code)))
-            except SyntaxError:
-                continue
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                modules |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
-    bound, imported = set(), set()  # names the chapter makes itself; names from micrograd
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                bound.add(node.id)
-            elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-                bound.add(node.name)
-            elif isinstance(node, ast.arg):
-                bound.add(node.arg)
-            elif isinstance(node, ast.ImportFrom) and node.module == "micrograd":
-                imported |= {alias.name for alias in node.names}
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                if node.id not in bound or node.id in imported:  # not a name of its own
-                    names.add(node.id)
-            elif isinstance(node, ast.ImportFrom) and node.module == "micrograd":
-                names |= {alias.name for alias in node.names}
-            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                if node.value.id == "micrograd":
-                    names.add(node.attr)
-                elif node.value.id not in modules:
-                    attributes.add(node.attr)
-            elif isinstance(node, ast.Attribute):
-                attributes.add(node.attr)
-            if isinstance(node, (ast.BinOp, ast.AugAssign)) or (
-                isinstance(node, ast.UnaryOp) and not isinstance(node.operand, ast.Constant)
-            ):  # -1.0 is a number, not a negation
-                operators.add(type(node.op))
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                called.add(node.func.id)
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                cls = getattr(node.value.func, "id", None)
-                instances |= {(t.id, cls) for t in node.targets if isinstance(t, ast.Name)}
-    return Uses(*map(frozenset, (names, attributes, operators, called, instances)))
+    every = [cell.fence.names for cell in Chapter.read(chapter).cells]
+    every = [names for names in every if names.parses]
+    modules = set().union(*(names.modules for names in every))
+    bound = set().union(*(names.bound - names.from_micrograd for names in every))
+    imported = set().union(*(names.from_micrograd for names in every))
+    names, attributes = set(imported), set()
+    for fence in every:
+        names |= {name for name in fence.loaded if name not in bound or name in imported}
+        for on, attribute in fence.attributes:
+            if on == "micrograd":
+                names.add(attribute)
+            elif on not in modules:
+                attributes.add(attribute)
+    return Uses(
+        frozenset(names),
+        frozenset(attributes),
+        frozenset().union(*(names.operators for names in every)),
+        frozenset().union(*(names.called for names in every)),
+        frozenset().union(*(names.instances for names in every)),
+    )
 
 
 def weave(docs: Path, root: Path = ROOT) -> Woven:
     """The engine tangled from ``docs``, with every name it defines and where it is used."""
     tangled = tangle_book(docs, root)
     pages = chapters(docs)
-    titles = {}
-    for page in pages:
-        headings = read_headings(page)
-        titles[page] = headings[0].text if headings else page.stem
+    titles = {page: Chapter.read(page).title for page in pages}
     uses = {page: chapter_uses(page) for page in pages}
     definitions = []
     for name, line in defined_names(tangled):
@@ -310,7 +271,7 @@ def _chapters(count: int) -> str:
 
 def chunk_anchors(woven: Woven) -> list[str]:
     """The id of each chunk's heading on the engine page, in chunk order."""
-    headings = read_headings(woven.docs / PAGE, engine_page(woven))
+    headings = Chapter.read(woven.docs / PAGE, engine_page(woven)).headings
     return [h.anchor for h in headings if h.level == 3]
 
 

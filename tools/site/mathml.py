@@ -24,6 +24,7 @@ from __future__ import annotations
 import html
 import itertools
 import re
+from collections.abc import Callable
 from xml.etree.ElementTree import Element, SubElement, tostring
 from xml.sax.saxutils import unescape
 
@@ -51,6 +52,32 @@ ROWS = frozenset({"math", "mrow", "mstyle", "mtd", "msqrt", "mpadded", "mphantom
 TOKENS = frozenset({"mi", "mo", "mn", "mtext"})
 _MTEXT = re.compile(r"(<mtext[^>]*>)(.*?)(</mtext>)", re.DOTALL)
 _TEXT_ESCAPE = re.compile(r"\\([_&%$#{}])")  # \_ in \text{one\_hot}, which latex2mathml keeps
+
+
+_MATH_IN_HTML = re.compile(  # what pymdownx.arithmatex (generic mode) makes of $...$ and $$...$$
+    r'<span class="arithmatex">\\\((?P<inline>.*?)\\\)</span>'
+    r'|<div class="arithmatex">\\\[(?P<block>.*?)\\\]</div>',
+    re.DOTALL,
+)
+
+
+def math_in_html(html_text: str, warn: Callable[[str, Exception], object]) -> str:
+    """``html_text`` with arithmatex's marked math as MathML. Display math stays in its
+    ``div.arithmatex``, which scrolls sideways on a narrow screen. LaTeX that cannot be
+    converted is left as it was, and ``warn(latex, error)`` is called."""
+
+    def to_mathml(match: re.Match) -> str:
+        block = match["block"] is not None
+        latex = html.unescape(match["block"] if block else match["inline"]).strip()
+        try:
+            if block:
+                return f'<div class="arithmatex">{mathml(latex, display="block")}</div>'
+            return mathml(latex, display="inline")
+        except Exception as error:
+            warn(latex, error)
+            return match[0]
+
+    return _MATH_IN_HTML.sub(to_mathml, html_text)
 
 
 def mathml(latex: str, display: str = "inline") -> str:

@@ -1,38 +1,29 @@
-"""The site's Run buttons, short of a browser (tests/test_browser.py runs them in Chromium).
+"""The site's Run buttons, short of a browser (tests/site/test_browser.py runs them in Chromium).
 
 Which fences the page cannot run (a rule, not a list), the page's pytest.raises against
-pytest's own, the kernel's failure reports, the pinned runtime's integrity check and
-fetch, and a small site built with and without the runtime.
+pytest's own, the kernel's failure reports, and the pinned runtime's integrity check and
+fetch (tests/site/test_small_site.py builds a small site with and without it).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import shutil
-import subprocess
-import sys
-import tarfile
 import textwrap
 from pathlib import Path
 
 import pytest
-import yaml
 
-from tools import page_pytest
+from tools.chapter import Fence
 from tools.kernel import Kernel
-from tools.site_notebook import (
+from tools.site import page_pytest
+from tools.site.fences import blockers
+from tools.site.runtime import (
     PYODIDE,
-    RUNTIME_FILES,
     RuntimeIntegrityError,
     RuntimeUnavailableError,
-    blockers,
     check_integrity,
     fetch_runtime,
     runtime_tarball,
 )
-from tools.tangle import ROOT, Fence
 
 # -- which fences the page cannot run --------------------------------------------------
 
@@ -209,103 +200,3 @@ def test_without_npm_there_is_no_runtime(tmp_path, monkeypatch):
     monkeypatch.setenv("MICROGRAD_CACHE", str(tmp_path / "empty"))
     with pytest.raises(RuntimeUnavailableError, match="npm is not installed"):
         runtime_tarball()
-
-
-# -- a small site, built with and without the runtime ------------------------------------
-
-CHAPTER = """# 1. A chapter
-
-```python title="micrograd.py"
-class Thing:
-    pass
-```
-
-```python
-print("</script> stays inside the data")
-```
-
-```output
-</script> stays inside the data
-```
-
-```python
-import torch
-```
-"""
-
-
-def _runtime_or_skip() -> Path:
-    try:
-        return runtime_tarball()
-    except RuntimeUnavailableError as why:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and no Python runtime for the site: {why}", pytrace=False)
-        pytest.skip(f"no Python runtime for the site: {why}")
-
-
-def build_small_site(folder: Path, env: dict[str, str], into="site") -> tuple[Path, str]:
-    """Build a two-page site with this repository's mkdocs.yml; return it and the log."""
-    docs = folder / "docs"
-    for folder_name in ("assets", "stylesheets"):  # what mkdocs.yml's extra_css names
-        shutil.copytree(ROOT / "docs" / folder_name, docs / folder_name, dirs_exist_ok=True)
-    (docs / "index.md").write_text("# Home\n\n[The chapter](01-a-chapter.md)\n")
-    (docs / "01-a-chapter.md").write_text(CHAPTER)
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    config["docs_dir"] = str(docs)
-    config["hooks"] = [str(ROOT / hook) for hook in config["hooks"]]
-    (folder / "mkdocs.yml").write_text(yaml.safe_dump(config))
-    site = folder / into
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml", "-d", into],
-        cwd=folder,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    log = result.stdout + result.stderr
-    assert result.returncode == 0, f"the small site did not build:\n{log}"
-    return site, log
-
-
-def test_without_npm_the_site_builds_without_run_buttons_and_says_how(tmp_path):
-    python_only = str(Path(sys.executable).parent)  # no npm there
-    assert shutil.which("npm", path=python_only) is None
-    site, log = build_small_site(
-        tmp_path, {"PATH": python_only, "MICROGRAD_CACHE": str(tmp_path / "empty-cache")}
-    )
-    said = [line for line in log.splitlines() if "Run buttons are off" in line]
-    assert len(said) == 1, log
-    assert "npm is not installed" in said[0] and "apt-get install nodejs npm" in said[0]
-    assert "notebook-fences" not in (site / "01-a-chapter.html").read_text(encoding="utf-8")
-    assert not (site / "assets" / "pyodide").exists()
-
-
-def test_with_the_runtime_pages_carry_their_fences_and_build_the_same_twice(tmp_path):
-    tarball = _runtime_or_skip()
-    first, log = build_small_site(tmp_path, {}, into="first")
-    second, _ = build_small_site(tmp_path, {}, into="second")
-    assert "Run buttons are off" not in log
-    for page in ("index.html", "01-a-chapter.html"):
-        assert (first / page).read_bytes() == (second / page).read_bytes(), f"{page} varies"
-
-    html = (first / "01-a-chapter.html").read_text(encoding="utf-8")
-    data = re.search(r'<script type="application/json" id="notebook-fences">(.*?)</script>', html)
-    assert data is not None, "no fence data in the chapter page"
-    page = json.loads(data[1])
-    assert page["chapter"].endswith("01-a-chapter.md")
-    assert [(f["line"], f["engine"]) for f in page["fences"]] == [
-        (4, True),
-        (9, False),
-        (17, False),
-    ]
-    assert [bool(f["blocked"]) for f in page["fences"]] == [False, False, True]
-    assert "notebook-fences" not in (first / "index.html").read_text(encoding="utf-8")
-
-    with tarfile.open(tarball) as archive:
-        for name in RUNTIME_FILES:
-            shipped = (first / "assets" / "pyodide" / name).read_bytes()
-            assert shipped == archive.extractfile(f"package/{name}").read(), name
-    assert sorted(p.name for p in (first / "assets" / "pyodide").iterdir()) == sorted(RUNTIME_FILES)
-    for name in ("micrograd.py", "kernel.py", "pytest.py"):
-        assert (first / "assets" / "notebook" / name).is_file(), name

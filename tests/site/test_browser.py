@@ -1,10 +1,10 @@
 """The built site in a real browser: Debian's headless Chromium, driven by Playwright.
 
-The site is built once (tests/conftest.py), served once from 127.0.0.1 by a stdlib HTTP
+The site is built once (tests/site/conftest.py), served once from 127.0.0.1 by a stdlib HTTP
 server, and opened in one Chromium for the whole session (a fresh context per test).
 Every page must load without console errors or failed requests, show its pictures at a
 real size within the text column, and fit a 390-pixel phone screen; opened from disk it
-must still navigate. The Run buttons (tools/site_notebook.py) must run every chapter in
+must still navigate. The Run buttons (tools/site/runtime.py, fences.py) must run every chapter in
 the page, as pytest does, show failures with their chapter line, stop a runaway loop, and
 work in the dark scheme on a phone. Every request of every test must stay on loopback:
 any other is refused and reported.
@@ -30,11 +30,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.test_site import ENGINE_PAGE, SITE_PAGES, url_path
-from tests.test_site_notebook import build_small_site
+from tests.helpers.site import ENGINE_PAGE, SITE_PAGES, build_small_site, serve, url_path
+from tools import ROOT
+from tools.chapter import chapters
 from tools.notebook import Notebook
-from tools.site_notebook import RUNTIME_FILES, page_fences
-from tools.tangle import ROOT, chapters
+from tools.site.fences import page_fences
+from tools.site.runtime import RUNTIME_FILES
 
 PAGES = chapters(ROOT / "docs")
 CHAPTERS = [page for page in PAGES if page_fences(page)["fences"]]
@@ -52,65 +53,6 @@ PICTURES_JS = """
           overflows: box.right > column.right + 1};
 })
 """
-
-
-@pytest.fixture(scope="session")
-def browser():
-    executable = shutil.which("chromium")
-    if executable is None:
-        reason = "Debian's chromium is not installed (apt-get install chromium fonts-liberation)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and {reason}", pytrace=False)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-class _QuietServer(ThreadingHTTPServer):
-    def handle_error(self, request, client_address):
-        # A page closed or left while a file was still on its way (the Pyodide runtime is
-        # 13 MB) resets the connection: nothing wrong with the site, so no traceback.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-@contextlib.contextmanager
-def serve(folder: Path):
-    """Serve ``folder`` on a free port of 127.0.0.1; yields its URL."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = _QuietServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture(scope="session")
-def site_url(built_site):
-    """The built site, served once for the session."""
-    with serve(built_site) as url:
-        yield url
-
-
-@pytest.fixture(scope="session")
-def runtime(built_site) -> None:
-    """The built site has the Python runtime (tools/site_notebook.py could fetch it)."""
-    if not (built_site / "assets" / "pyodide" / RUNTIME_FILES[0]).exists():
-        reason = "the site was built without its Python runtime: is npm installed?"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and {reason}", pytrace=False)
-        pytest.skip(reason)
 
 
 class Watch:

@@ -4,8 +4,8 @@ The browser's Python (Pyodide, from the five files the site ships) has no pytest
 Pyodide's own pytest would bring a dozen more packages from elsewhere. The chapters'
 fences use pytest for one thing, ``with pytest.raises(Error, match="regex"):``, so the
 site writes this file into the browser's Python as ``pytest.py``
-(tools/site_notebook.py). It behaves as pytest's does for that use, down to the
-messages (tests/test_site_notebook.py runs both side by side); anything else from
+(tools/site/runtime.py). It behaves as pytest's does for that use, down to the
+messages (tests/test_page.py runs both side by side); anything else from
 pytest is an AttributeError that says where to run the chapter instead.
 """
 

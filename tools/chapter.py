@@ -1,0 +1,312 @@
+"""THE model of a chapter: one parse of a docs/*.md file, read by every tool.
+
+A chapter is CommonMark (as VS Code's preview and GitHub read it) parsed once with
+markdown-it-py. From that one parse come:
+
+* its fences (``Fence``): every fenced code block, with its info string, its code, its
+  lines, and whether it sits in a folded ``<details>`` block;
+* its headings (``Heading``), each with the anchor the site gives it: Python-Markdown's
+  own ``toc`` slugify and uniqueness rules, so the two cannot differ;
+* its cells (``Cell``): the python fences in order, each with the ```output block right
+  below it (if any), the section it sits in, and its name in that section
+  (``five-fields[2]``, ``five-fields[engine-1]``), which is its test id;
+* its engine fences, the ones titled ``micrograd.py`` (``is_engine``);
+* its prose blocks, for the prose check;
+* and, per fence, the names it binds and uses (``Names``), from one walk of its syntax tree.
+
+Tangle, sync, the notebook runner, learner mode, the figures, the site's hooks and the
+tests all read chapters through this module, and nothing else parses Markdown. It imports
+neither pytest nor mkdocs.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import itertools
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from markdown.extensions.toc import slugify as _toc_slugify
+from markdown.extensions.toc import unique as _toc_unique
+from markdown_it import MarkdownIt
+
+from tools import ENGINE
+
+PYTHON_LANGS = ("python", "py", "python3")  # the first words pytest-markdown-docs runs
+OUTPUT = "output"  # the info string of a fence that holds what the python fence above printed
+_TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))""")
+
+
+def is_python(info: str) -> bool:
+    """Is this fence info string one that runs as Python?"""
+    return (info.split() or [""])[0] in PYTHON_LANGS
+
+
+def is_engine(info: str) -> bool:
+    """Is this fence a chunk of the engine: python with title="micrograd.py"?"""
+    match = _TITLE.search(info)
+    return is_python(info) and bool(match) and ENGINE in match.groups()
+
+
+def slugify(text: str) -> str:
+    """A heading's id as the site makes it (Python-Markdown's toc extension)."""
+    return _toc_slugify(text, "-")
+
+
+@dataclass(frozen=True)
+class Fence:
+    path: Path  # the chapter
+    line: int  # 1-based line of the first line of code (just below the opening backticks)
+    info: str
+    code: str
+    folded: bool = False  # inside a <details> block
+
+    @property
+    def end(self) -> int:
+        """The line of the closing backticks (1-based)."""
+        return self.line + self.code.count("\n")
+
+    @property
+    def is_python(self) -> bool:
+        return is_python(self.info)
+
+    @property
+    def is_engine(self) -> bool:
+        return is_engine(self.info)
+
+    @property
+    def is_output(self) -> bool:
+        return self.info == OUTPUT
+
+    @functools.cached_property
+    def names(self) -> Names:
+        return Names.of(self.code)
+
+
+@dataclass(frozen=True)
+class Heading:
+    line: int  # 1-based
+    level: int  # 1 for #, 2 for ##, ...
+    text: str  # as a reader sees it: `code` and *emphasis* marks removed
+    anchor: str  # its id on the site
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A python fence, the ```output block right below it (if any), and where it is."""
+
+    fence: Fence
+    output: Fence | None
+    section: Heading | None  # the nearest heading above it
+    place: int  # its number among the python fences of its section, from 1
+
+    @property
+    def line(self) -> int:
+        return self.fence.line
+
+    @property
+    def end(self) -> int:
+        """The line of the closing backticks of the fence (not of its output block)."""
+        return self.fence.end
+
+    @property
+    def name(self) -> str:
+        """Its name in the chapter, kept by edits elsewhere: ``anchor[N]`` or
+        ``anchor[engine-N]``, N its place among its section's python fences."""
+        anchor = self.section.anchor if self.section else "top"
+        kind = "engine-" if self.fence.is_engine else ""
+        return f"{anchor}[{kind}{self.place}]"
+
+
+@dataclass(frozen=True)
+class Names:
+    """What one fence's code binds and uses, from a single walk of its syntax tree."""
+
+    parses: bool = True
+    bound: frozenset[str] = frozenset()  # assigned, defined, an argument, or imported
+    loaded: frozenset[str] = frozenset()  # read as a name
+    modules: frozenset[str] = frozenset()  # bound by `import x`
+    imports: tuple[str, ...] = ()  # modules imported, dotted (".x" for a relative import)
+    from_micrograd: frozenset[str] = frozenset()  # `from micrograd import ...`
+    attributes: frozenset[tuple[str | None, str]] = frozenset()  # (the name it is on, .attr)
+    operators: frozenset[type] = frozenset()  # ast operator classes applied
+    called: frozenset[str] = frozenset()  # names called: Value(...), model(...)
+    calls: tuple[str, ...] = ()  # every function or method name called, in the order found
+    instances: frozenset[tuple[str, str]] = frozenset()  # (name, class) for name = Class(...)
+
+    @property
+    def free(self) -> frozenset[str]:
+        """Names it reads without binding them itself."""
+        return self.loaded - self.bound
+
+    @classmethod
+    @functools.lru_cache(maxsize=4096)
+    def of(cls, code: str) -> Names:
+        """The names of ``code`` (a method alone is dedented first); ``parses`` False if
+        it is not valid Python."""
+        try:
+            tree = ast.parse(textwrap.dedent(code))
+        except SyntaxError:
+            return cls(parses=False)
+        bound, loaded, modules, imports, from_micrograd = set(), set(), set(), [], set()
+        attributes, operators, called, calls, instances = set(), set(), set(), {}, set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                bound.add(node.name)
+            elif isinstance(node, ast.arg):
+                bound.add(node.arg)
+            elif isinstance(node, ast.Import):
+                imports += [alias.name for alias in node.names]
+                modules |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                imports.append("." * node.level + (node.module or ""))
+                if node.module == "micrograd" and node.level == 0:
+                    from_micrograd |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.Attribute):
+                on = node.value.id if isinstance(node.value, ast.Name) else None
+                attributes.add((on, node.attr))
+            if isinstance(node, ast.alias):
+                bound.add((node.asname or node.name).split(".")[0])
+            if isinstance(node, ast.BinOp | ast.AugAssign) or (
+                isinstance(node, ast.UnaryOp) and not isinstance(node.operand, ast.Constant)
+            ):  # -1.0 is a number, not a negation
+                operators.add(type(node.op))
+            if isinstance(node, ast.Call):
+                function = node.func
+                if isinstance(function, ast.Name):
+                    called.add(function.id)
+                    calls[function.id] = None
+                elif isinstance(function, ast.Attribute):
+                    calls[function.attr] = None
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                kind = getattr(node.value.func, "id", None)
+                instances |= {(t.id, kind) for t in node.targets if isinstance(t, ast.Name)}
+        return cls(
+            True,
+            *map(frozenset, (bound, loaded, modules)),
+            tuple(imports),
+            *map(frozenset, (from_micrograd, attributes, operators, called)),
+            tuple(calls),
+            frozenset(instances),
+        )
+
+
+def markdown_parser() -> MarkdownIt:
+    """The book's Markdown reader: CommonMark, as VS Code's preview and GitHub read it."""
+    return MarkdownIt("commonmark")
+
+
+@functools.lru_cache(maxsize=256)
+def _tokens(text: str):
+    return markdown_parser().parse(text)
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One chapter, parsed once. ``Chapter.read(path)``; ``text`` stands in for the file."""
+
+    path: Path
+    text: str = field(repr=False)
+
+    @classmethod
+    def read(cls, path: Path, text: str | None = None) -> Chapter:
+        return cls(path, path.read_text(encoding="utf-8") if text is None else text)
+
+    @property
+    def tokens(self) -> list:
+        """The markdown-it tokens of the one parse (for checks of the Markdown itself)."""
+        return _tokens(self.text)
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    @functools.cached_property
+    def fences(self) -> list[Fence]:
+        """Every fenced code block, in order."""
+        found, depth = [], 0
+        for token in _tokens(self.text):
+            if token.type in ("html_block", "html_inline"):
+                depth += len(re.findall(r"<details\b", token.content))
+                depth -= len(re.findall(r"</details>", token.content))
+            elif token.type == "fence" and token.map:
+                line = token.map[0] + 2
+                found.append(Fence(self.path, line, token.info.strip(), token.content, depth > 0))
+        return found
+
+    @functools.cached_property
+    def headings(self) -> list[Heading]:
+        """Every heading, with the anchor the site gives it."""
+        headings, taken = [], set()
+        for opening, inline in itertools.pairwise(_tokens(self.text)):
+            if opening.type == "heading_open" and opening.map:
+                words = [
+                    child.content
+                    for child in inline.children or []
+                    if child.type in ("text", "code_inline", "softbreak")
+                ]
+                plain = "".join(word or " " for word in words).strip()
+                anchor = _toc_unique(slugify(plain), taken)
+                headings.append(Heading(opening.map[0] + 1, int(opening.tag[1:]), plain, anchor))
+        return headings
+
+    @property
+    def title(self) -> str:
+        """The first heading's text, as the site's navigation shows it."""
+        return self.headings[0].text if self.headings else self.path.stem
+
+    def section_of(self, line: int) -> Heading | None:
+        """The section ``line`` is in: the nearest heading above it."""
+        return next((h for h in reversed(self.headings) if h.line < line), None)
+
+    @functools.cached_property
+    def cells(self) -> list[Cell]:
+        """The python fences, each with the output block that follows it, in order."""
+        fences, lines = self.fences, self.lines
+        found, places = [], {}
+        for i, fence in enumerate(fences):
+            if not fence.is_python:
+                continue
+            after = fences[i + 1] if i + 1 < len(fences) else None
+            adjacent = after is not None and all(
+                not s.strip() for s in lines[fence.end : after.line - 2]
+            )
+            output = after if adjacent and after.is_output else None
+            section = self.section_of(fence.line)
+            places[section] = places.get(section, 0) + 1
+            found.append(Cell(fence, output, section, places[section]))
+        return found
+
+    @property
+    def engine_fences(self) -> list[Fence]:
+        return [fence for fence in self.fences if fence.is_engine]
+
+    def cell_named(self, name: str) -> int | None:
+        """The index of the cell called ``name`` (see Cell.name), if there is one."""
+        return next((i for i, cell in enumerate(self.cells) if cell.name == name), None)
+
+    def misplaced_outputs(self) -> list[int]:
+        """Lines of the opening backticks of ```output fences not right below a python fence."""
+        paired = {cell.output.line for cell in self.cells if cell.output}
+        return [f.line - 1 for f in self.fences if f.is_output and f.line not in paired]
+
+    @functools.cached_property
+    def prose(self) -> list[tuple[int, str]]:
+        """Each block of prose (paragraph, list item, table cell row, heading) as its first
+        line (1-based) and its source lines."""
+        lines = self.lines
+        return [
+            (token.map[0] + 1, "\n".join(lines[token.map[0] : token.map[1]]))
+            for token in _tokens(self.text)
+            if token.type == "inline" and token.map
+        ]
+
+
+def chapters(docs: Path) -> list[Path]:
+    """Chapter files in reading order: index.md first, then by file name."""
+    return sorted(docs.glob("*.md"), key=lambda p: (p.name != "index.md", p.name))

@@ -1,0 +1,147 @@
+"""The pytest plugin for the chapters: thin, over tools/notebook.py (registered by conftest.py).
+
+pytest-markdown-docs collects every python fence of docs/*.md as a test. This plugin
+gives those tests notebook semantics without any keyword in the Markdown (keywords after
+the language break the site's rendering), through the runner API that pytest-markdown-docs
+keeps private (pinned to one version in pyproject.toml; tests/test_notebook.py fails
+loudly if it moves):
+
+* Each chapter runs as one Notebook (tools/notebook.py): its fences share one namespace,
+  in order; each runs once per session, and running one fence alone (say from VS Code's
+  Testing panel) first runs the fences above it.
+* The first fence that fails stops the chapter: the fences after it are skipped with a
+  pointer to it. An output block that differs fails with a diff.
+* Test ids name each fence by its section's anchor and its place there
+  (``docs/02-the-value-atom.md::five-fields[engine-1]``, tools/chapter.py's ``Cell.name``),
+  so an edit elsewhere in the chapter leaves them alone.
+* ``--update-outputs`` rewrites the output blocks with what the fences print now;
+  ``--engine=PATH`` (or MICROGRAD_ENGINE=PATH) runs the chapters against a learner's
+  micrograd.py instead of the book's engine fences (tools/learner.py).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from pytest_markdown_docs._runners import DefaultRunner, register_runner
+
+from tools.chapter import Chapter, is_python, markdown_parser
+from tools.notebook import Notebook, OutputMismatchError, updated_outputs
+
+RUNNER = "chapter"
+ENGINE_VARIABLE = "MICROGRAD_ENGINE"  # the default of --engine: a learner's micrograd.py
+
+
+def pytest_markdown_docs_markdown_it():
+    """The book's CommonMark parser, plus a rule that routes python fences to our runner."""
+
+    def route_python_fences(state):
+        for token in state.tokens:
+            if token.type == "fence" and is_python(token.info):
+                token.info = f"{token.info} runner:{RUNNER}"
+
+    parser = markdown_parser()
+    parser.core.ruler.push("route_python_fences", route_python_fences)
+    return parser
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    """Name a chapter's fence tests as tools/chapter.py names its cells: the plugin's items,
+    made again under those names (so pytest computes their ids as for any test)."""
+    report = yield
+    if isinstance(collector, pytest.File) and collector.path.suffix == ".md" and report.result:
+        cells = {cell.line - 1: cell for cell in Chapter.read(collector.path).cells}
+        named = []
+        for item in report.result:
+            cell = cells.get(getattr(item, "start_line", None))  # its opening backticks
+            if cell is not None:
+                item = type(item).from_parent(
+                    collector, name=cell.name, test_definition=item.test_definition
+                )
+            named.append(item)
+        report.result = named
+    return report
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-outputs",
+        action="store_true",
+        help="rewrite each chapter's ```output blocks with what its fences print now",
+    )
+    parser.addoption(
+        "--engine",
+        default=os.environ.get(ENGINE_VARIABLE) or None,
+        metavar="PATH",
+        help=f"run the chapters against this micrograd.py, not the book's engine fences "
+        f"(default: ${ENGINE_VARIABLE})",
+    )
+
+
+def pytest_configure(config):
+    chapter.check_outputs = not config.getoption("--update-outputs", default=False)
+    engine = config.getoption("--engine", default=None)
+    chapter.engine_file = None
+    if engine is None:
+        return
+    path = Path(engine).resolve()
+    if not path.is_file():
+        raise pytest.UsageError(f"--engine / {ENGINE_VARIABLE}: {engine}: no such file")
+    if config.getoption("--update-outputs", default=False):
+        raise pytest.UsageError(
+            "--update-outputs with --engine would write what your engine prints into the "
+            "book's chapters: run one or the other"
+        )
+    chapter.engine_file = path
+
+
+def pytest_report_header(config):
+    if chapter.engine_file is not None:
+        return f"chapters run against {chapter.engine_file} (learner mode), not the book's engine"
+    return None
+
+
+def pytest_sessionfinish(session):
+    if chapter.check_outputs:
+        return
+    for path, book in chapter.notebooks.items():
+        new = updated_outputs(path, book.printed)
+        if new != path.read_text(encoding="utf-8"):
+            path.write_text(new, encoding="utf-8", newline="\n")
+            print(f"\nupdated the ```output blocks of {path}")
+
+
+@register_runner()
+class chapter(DefaultRunner):  # noqa: N801 (the runner's name is the class name)
+    notebooks: ClassVar[dict[Path, Notebook]] = {}
+    check_outputs: ClassVar[bool] = True  # False under --update-outputs
+    engine_file: ClassVar[Path | None] = None  # set by --engine (learner mode)
+
+    def runtest(self, test, args, **_):
+        path = Path(test.source_path)
+        book = self.notebooks.get(path)
+        line = test.start_line + 1
+        if book is not None and book.index_of(line) < book.next:
+            if book.failure and book.index_of(line) == book.next - 1:
+                raise book.error  # the plugin calls again after a TypeError: no rerun
+            book = None  # a fence run again: start the chapter afresh
+        if book is None:
+            book = self.notebooks[path] = Notebook(
+                path, engine=self.engine_file, check_outputs=self.check_outputs
+            )
+        target = book.index_of(line)
+        book.run_until(target)
+        if book.failure:  # one failure, one message: the later fences are not run
+            pytest.skip(f"not run: an earlier fence failed first, at {book.failure}")
+        book.run_next()
+        if self.engine_file is not None and book.cells[target].fence.is_engine:
+            pytest.skip(f"engine fence: {self.engine_file} is used instead")
+
+    def repr_failure(self, test, excinfo, style=None):
+        if isinstance(excinfo.value, OutputMismatchError):
+            return str(excinfo.value)
+        return super().repr_failure(test, excinfo, style)

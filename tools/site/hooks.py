@@ -1,0 +1,146 @@
+"""Every mkdocs event the book's site handles, thin, in build order (``hooks:`` in mkdocs.yml).
+
+The work is done by plain functions in this folder and in tools/, which a script could
+call as well (Material's successor runs no hooks):
+
+* on_startup / on_config: whether this is ``mkdocs serve``; the pinned Python runtime of
+  the Run buttons (runtime.py), or a one-line note on how to get it.
+* on_pre_build: while serving, micrograd.py is tangled again before every build, so saving
+  a chapter updates it; if micrograd.py has edits of its own, it is left alone with a
+  warning (tools/tangle.py).
+* on_files: ``micrograd.py`` (the committed file) is offered for download, and the woven
+  engine, ``engine.md``, is generated after the chapters (weave.py).
+* on_page_markdown: the home page is "Home" in the navigation; the chapters' links to
+  ``../micrograd.py`` (right on GitHub and in VS Code) point at the site's copy.
+* on_page_content (before the print-site plugin copies the page): math to MathML
+  (mathml.py) and the figures' SVG put into the page (figures.py).
+* on_page_context (after that copy, so the whole-book print page has neither, and before
+  the search plugin indexes the page): under each
+  engine fence, a line naming the later chapters that use it; the page's fences as data
+  for its Run buttons (fences.py).
+* on_post_build: the runtime's files copied into the site.
+
+This file puts the repository root on ``sys.path`` (mkdocs imports a hook by its file
+path); nothing else does.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+_ROOT = str(Path(__file__).resolve().parents[2])
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+from mkdocs.exceptions import PluginError  # noqa: E402 (after the path is set)
+from mkdocs.plugins import event_priority  # noqa: E402
+from mkdocs.structure.files import File  # noqa: E402
+
+from tools import ENGINE, ROOT, tangle  # noqa: E402
+from tools.chapter import Chapter  # noqa: E402
+from tools.site import fences, runtime, weave  # noqa: E402
+from tools.site.figures import inline_figures  # noqa: E402
+from tools.site.mathml import math_in_html  # noqa: E402
+
+log = logging.getLogger("mkdocs.hooks.book")
+_build = {"serving": False, "runtime": None, "woven": None, "files": None}
+
+
+def on_startup(command, dirty):
+    _build["serving"] = command == "serve"
+
+
+def on_config(config):
+    try:
+        _build["runtime"] = runtime.runtime_tarball()
+    except runtime.RuntimeUnavailableError as why:
+        _build["runtime"] = None
+        log.info(runtime.HOW_TO_ENABLE.format(why=why, version=runtime.PYODIDE))
+    except runtime.RuntimeIntegrityError as error:
+        raise PluginError(str(error)) from None
+    return config
+
+
+def on_pre_build(config):
+    if not _build["serving"]:
+        return
+    docs = Path(config.docs_dir)
+    engine = Path(config.config_file_path).parent / ENGINE
+    try:
+        done = tangle.update(docs, engine, root=docs.parent)
+    except tangle.RefusalError:
+        log.warning(
+            "%s was edited since it was generated, so it was not re-tangled: run `%s` to "
+            "write the edit back into the chapters",
+            engine.name,
+            tangle.SYNC,
+        )
+    except tangle.TangleError as error:
+        log.warning("tangle: %s", error)
+    else:
+        if done.startswith("wrote"):
+            log.info("tangle: %s", done)
+
+
+def on_files(files, config):
+    _build["files"] = files  # the site's files, for links between pages
+    files.append(File.generated(config, ENGINE, abs_src_path=str(ROOT / ENGINE)))
+    docs = Path(config.docs_dir)
+    try:
+        _build["woven"] = woven = weave.weave(docs, root=docs.parent)
+    except tangle.TangleError as error:
+        _build["woven"] = None
+        log.warning("no woven engine page: %s", error)
+        return files
+    files.append(File.generated(config, weave.PAGE, content=weave.engine_page(woven)))
+    return files
+
+
+def on_page_markdown(markdown, page, **_):
+    if page.file.src_uri == "index.md":
+        page.meta.setdefault("title", "Home")
+    return markdown.replace(f"](../{ENGINE})", f"]({ENGINE})")
+
+
+@event_priority(50)  # before the print-site plugin copies the page (default priority: 0)
+def on_page_content(html, page, config, **_):
+    def warn(latex, error):
+        log.warning("%s: cannot convert math %r to MathML: %s", page.file.src_path, latex, error)
+
+    return inline_figures(math_in_html(html, warn), Path(config["docs_dir"]))
+
+
+@event_priority(10)  # before the search plugin indexes the page (default priority: 0)
+def on_page_context(context, page, config, **_):
+    chapter = Path(config.docs_dir) / page.file.src_path
+    woven = _build["woven"]
+    if woven is not None and chapter in woven.chapters:
+        page.content = _with_used_in(page, woven, chapter)
+    source = page.file.abs_src_path
+    if _build["runtime"] is not None and source and Chapter.read(Path(source)).cells:
+        page.content += fences.fences_script(Path(source))
+    return context
+
+
+def _with_used_in(page, woven, chapter: Path) -> str:
+    def href(src: str, anchor: str) -> str:
+        url = _build["files"].get_file_from_path(src).url_relative_to(page.file)
+        return f"{url}#{anchor}" if anchor else url
+
+    html, found = weave.add_used_in(page.content, woven, chapter, href)
+    expected = sum(chunk.fence.path == chapter for chunk in woven.tangled.chunks)
+    if found != expected:
+        log.warning(
+            "%s: found %d rendered engine fences for %d engine chunks: no used-in lines",
+            page.file.src_path,
+            found,
+            expected,
+        )
+    return html
+
+
+def on_post_build(config, **_):
+    if _build["runtime"] is not None:
+        runtime.install_runtime(_build["runtime"], Path(config["site_dir"]))

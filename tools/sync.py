@@ -1,0 +1,227 @@
+"""Sync: bring the chapters and micrograd.py in step, whichever side was edited.
+
+    python3 tools/sync.py     only the chapters changed since the last tangle: tangle;
+                              only micrograd.py changed: write each edited line back into
+                              the fence it came from; both changed: refuse, showing both
+
+The header of micrograd.py records a hash of what the tangler wrote (tools/tangle.py), so
+sync can tell which side changed. It refuses, writing nothing, whenever it cannot place an
+edit (a marker, the header, lines between two chunks) or the result would not tangle back
+to the same file. `python3 tools/dev.py sync` runs it in .venv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import subprocess
+import sys
+from pathlib import Path
+
+if __name__ == "__main__":  # run as a script: make the `tools` package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools import ENGINE, ROOT, relative
+from tools.tangle import (
+    SYNC,
+    TANGLE,
+    RefusalError,
+    Tangled,
+    TangleError,
+    _diff,
+    _header,
+    _sha256,
+    _split,
+    _write,
+    report,
+    tangle_book,
+)
+
+
+def _last_generated(out: Path, digest: str) -> str | None:
+    """The text of ``out`` when last generated, if git's HEAD holds it; else None."""
+    try:
+        shown = subprocess.run(
+            ["git", "show", f"HEAD:./{out.name}"],
+            cwd=out.parent,
+            capture_output=True,
+            check=False,
+        )
+    except OSError:  # no git
+        return None
+    text = shown.stdout.decode("utf-8", "replace").replace("\r\n", "\n")
+    parts = _split(text) if shown.returncode == 0 else None
+    return text if parts and _sha256(parts[2]) == digest else None
+
+
+def _where(tangled: Tangled, index: int, number: int) -> str:
+    """Why an edit at line ``index`` (0-based) of ``tangled`` cannot be placed, and where."""
+    line = tangled.lines[index]
+    if line.kind == "marker":
+        return (
+            f"{ENGINE}:{number}: an edit to the marker `{tangled.chunks[line.chunk].marker}` "
+            "cannot be written into a chapter (markers are generated from the chapters' "
+            "headings). Undo it; to move code, move it between fences in the chapters"
+        )
+    after = tangled.chunks[max(line.chunk, 0)].place
+    before = tangled.chunks[line.chunk - 1].place if line.chunk > 0 else "the header"
+    return (
+        f"{ENGINE}:{number}: an edit between two chunks (after {before}, before {after}) "
+        "belongs to no fence. Put it inside a chunk, or into a fence in a chapter"
+    )
+
+
+def _place(tangled: Tangled, base: list[str], i1: int, i2: int, new: list[str], j1: int):
+    """Where in which chunk the edit base[i1:i2] -> ``new`` goes: (chunk, start, end, lines).
+
+    Lines replaced or deleted must all be code of one chunk. Lines inserted go into the
+    chunk whose code is just above or just below them; inserted blank lines that merely
+    shift the edit over the blank lines after a chunk are read as added to that chunk.
+    """
+    lines = tangled.lines
+    if i1 < i2:
+        first = lines[i1]
+        for index in range(i1, i2):
+            if lines[index].kind != "code" or lines[index].chunk != first.chunk:
+                raise RefusalError(_where(tangled, index, index + 1))
+        return first.chunk, first.offset, lines[i2 - 1].offset + 1, new
+    above = lines[i1 - 1]
+    if above.kind == "code":
+        return above.chunk, above.offset + 1, above.offset + 1, new
+    if i1 < len(lines) and lines[i1].kind == "code":
+        return lines[i1].chunk, 0, 0, new
+    gap = i1
+    while lines[gap - 1].kind == "gap":  # the same text, with the edit above the blank lines?
+        gap -= 1
+        both = base[gap:i1] + new
+        if both[len(new) :] == base[gap:i1] and lines[gap - 1].kind == "code":
+            above = lines[gap - 1]
+            return above.chunk, above.offset + 1, above.offset + 1, both[: len(new)]
+    raise RefusalError(_where(tangled, i1 - 1, j1 + 1))  # the line above: a gap or header
+
+
+def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str:
+    """Write the edits of ``text`` (micrograd.py edited since ``fresh``) into the chapters."""
+    name = out.name
+    try:
+        compile(text, name, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        raise RefusalError(
+            f"{name}:{error.lineno}: not valid Python ({error.msg}): fix it there, "
+            f"then run `{SYNC}` again"
+        ) from None
+    old, new = fresh.text.splitlines(), text.splitlines()
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    edits = [
+        (i1, _place(fresh, old, i1, i2, new[j1:j2], j1))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+    texts = {
+        path: path.read_text(encoding="utf-8") for path in {c.fence.path for c in fresh.chunks}
+    }
+    for index in {index for _, (index, *_) in edits}:  # is each fence its code, line for line?
+        fence = fresh.chunks[index].fence
+        code = fresh.chunks[index].code.split("\n")[:-1]
+        if texts[fence.path].split("\n")[fence.line - 1 : fence.line - 1 + len(code)] != code:
+            raise RefusalError(
+                f"{relative(fence.path, root)}:{fence.line}: this fence's lines are not "
+                f"the lines of its code (is the fence indented?), so {name} cannot be "
+                "written back into it: copy the edit into the chapter by hand"
+            )
+    written = set()
+    for _, (index, start, end, lines) in sorted(edits, key=lambda edit: edit[0], reverse=True):
+        fence = fresh.chunks[index].fence  # bottom up, so that the lines above stay put
+        rows = texts[fence.path].split("\n")
+        rows[fence.line - 1 + start : fence.line - 1 + end] = lines
+        texts[fence.path] = "\n".join(rows)
+        written.add(fence.path)
+    try:
+        stitched = tangle_book(docs, root, {path: texts[path] for path in written})
+    except TangleError as error:
+        raise RefusalError(
+            f"the edits to {name} would break a chapter, so nothing was written ({error}). "
+            f"Copy the edit into the chapter by hand, then run `{TANGLE} --force`"
+        ) from None
+    body = _split(text)[2]
+    if stitched.body != (body if body.endswith("\n") else body + "\n"):
+        raise RefusalError(
+            f"the edits to {name} cannot be written into the chapters so that they tangle "
+            f"back to the same {name} (the diff above is what would differ); nothing was "
+            f"written. Copy the edit into the chapter by hand, then run `{TANGLE} --force`",
+            _diff(text, stitched.text, f"{name} (on disk)", f"{name} (after sync)"),
+        )
+    for path in written:
+        _write(path, texts[path], crlf=b"\r\n" in path.read_bytes())
+    _write(out, stitched.text)
+    places = sorted({(index, start) for _, (index, start, _, _) in edits})
+    where = ", ".join(
+        f"{stitched.chunks[index].chapter}:{stitched.chunks[index].fence.line + start}"
+        for index, start in places
+    )
+    return f"wrote the edits in {name} back into {where}"
+
+
+def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
+    """Bring chapters and ``out`` in step, whichever side changed; RefusalError if both did."""
+    fresh = tangle_book(docs, root)
+    name = out.name
+    if not out.exists():
+        _write(out, fresh.text)
+        return f"wrote {name}"
+    text = out.read_text(encoding="utf-8")
+    if text == fresh.text:
+        return f"{name} is up to date"
+    parts = _split(text)
+    if parts is None:
+        raise RefusalError(
+            f"{name}:1: the header's sha256 line is gone, so sync cannot tell which side "
+            f"changed. Restore the header (`git diff {name}` shows it), or replace {name} "
+            f"with the chapters' version: `{TANGLE} --force`"
+        )
+    header, digest, body = parts
+    if header != _header(digest):
+        last = header.count("\n")
+        raise RefusalError(
+            f"{name}:1-{last}: an edit to the header cannot be written "
+            f"into a chapter (the header is generated): undo it, then run `{SYNC}` again",
+            _diff(_header(digest), header, f"{name} header (generated)", f"{name} (on disk)"),
+        )
+    if _sha256(body) == digest:  # micrograd.py is as generated: the chapters changed
+        _write(out, fresh.text)
+        return f"wrote {name} (the chapters changed)"
+    if body == fresh.body:  # both sides made the same edit
+        _write(out, fresh.text)
+        return f"{name} already had the chapters' changes: updated its header"
+    if _sha256(fresh.body) == digest:  # the chapters are as they were: micrograd.py changed
+        return _stitch(fresh, text, out, docs, root)
+    base = _last_generated(out, digest)
+    if base is None:
+        details = _diff(fresh.text, text, f"{name} (from the chapters)", f"{name} (on disk)")
+        shown = (
+            f"{name} as last generated is not in git's HEAD, so the diff above shows the "
+            "two changes together"
+        )
+    else:
+        chapters_diff = _diff(base, fresh.text, f"{name} (last generated)", "the chapters now")
+        engine_diff = _diff(base, text, f"{name} (last generated)", f"{name} (on disk)")
+        details = chapters_diff + engine_diff
+        shown = f"diffs above: first the chapters' change, then {name}'s"
+    raise RefusalError(
+        f"refusing: both {name} and the chapters changed since {name} was generated, and "
+        f"sync does not merge ({shown}). Move the edit from {name} into its chapter by "
+        f"hand, then run `{TANGLE} --force`",
+        details,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--docs", type=Path, default=ROOT / "docs", help="chapter folder")
+    parser.add_argument("--out", type=Path, default=ROOT / ENGINE, help="engine file")
+    args = parser.parse_args(argv)
+    return report("sync", lambda: sync(args.docs, args.out, args.docs.resolve().parent))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
