@@ -55,8 +55,9 @@ def listening(port: int) -> bool:
 
 def test_every_command_runs_with_the_project_environment():
     python = dev.PYTHON
-    assert dev.command_line("test", ["-x"]) == [python, "-m", "pytest", "-x"]
-    assert dev.command_line("check", []) == [python, "-m", "pytest", "-m", "not site"]
+    pytest_ = [python, "-m", "pytest", *dev.PARALLEL]
+    assert dev.command_line("test", ["-x"]) == [*pytest_, "-x"]
+    assert dev.command_line("check", []) == [*pytest_, "-m", "not site"]
     assert dev.command_line("serve", ["-a", "x:1"])[:4] == [python, "-m", "mkdocs", "serve"]
     tangle = [python, ROOT / "tools" / "tangle.py"]
     assert dev.command_line("tangle", ["--check"]) == [*tangle, "--check"]

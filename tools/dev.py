@@ -35,6 +35,9 @@ PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 STAMP = VENV / "installed.sha256"
 EXTRAS = ["site", "test"]  # one environment serves every command
 SERVE_ADDRESS = ("127.0.0.1", 8000)  # mkdocs serve's default
+# The suite on up to four processes (pytest-xdist); a chapter's fences, and each test
+# module, stay together in one (see tools/chapters_plugin.py and tests/conftest.py).
+PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "loadgroup"]
 COMMANDS = ("test", "check", "serve", "tangle", "sync", "figures", "bench", "skeleton", "learn")
 
 
@@ -176,8 +179,8 @@ def command_line(command: str, rest: list[str]) -> list:
     """What ``dev.py <command> <rest>`` runs, with .venv's Python."""
     tangle = [PYTHON, ROOT / "tools" / "tangle.py"]
     return {
-        "test": [PYTHON, "-m", "pytest", *rest],
-        "check": [PYTHON, "-m", "pytest", "-m", "not site", *rest],
+        "test": [PYTHON, "-m", "pytest", *PARALLEL, *rest],
+        "check": [PYTHON, "-m", "pytest", *PARALLEL, "-m", "not site", *rest],
         "serve": [PYTHON, "-m", "mkdocs", "serve", *rest],
         "tangle": [*tangle, *rest],
         "sync": [PYTHON, ROOT / "tools" / "sync.py", *rest],
