@@ -106,7 +106,6 @@ def test_a_fence_that_does_not_compile_stops_the_chapter(chapter):
 
 
 def test_updated_outputs_replace_add_and_remove_blocks(chapter):
-    notebook = Notebook(chapter)
     printed = {1: "two\n", 3: "8\n"}
     new = updated_outputs(chapter, printed)
     assert "```python\nassert Thing(2).n == 2\n```\n\n```output\ntwo\n```\n" in new
@@ -118,7 +117,8 @@ def test_updated_outputs_replace_add_and_remove_blocks(chapter):
     assert updated_outputs(chapter, {3: ""}).endswith(
         "print(Thing(2).double().n)\n```\n\nProse after the block.\n"
     )
-    assert len(notebook.cells) == 4
+    outputs = [cell.output.code if cell.output else None for cell in Chapter.read(chapter).cells]
+    assert outputs == [None, "two\n", None, "8\n"], "each new block belongs to its fence"
 
 
 def run_chapter(pytester, text, *args):

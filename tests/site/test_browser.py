@@ -271,9 +271,9 @@ def test_a_late_fence_in_chapter_3_runs_the_fences_above_it_first(open_page, sit
     assert_clean(tab, page.name)
 
 
-def expected_failure(page: Path, tmp_path: Path, old: str, new: str) -> tuple[int, str]:
+def expected_failure(page: Path, tmp_path: Path, old: str, new: str) -> tuple[int, str, int]:
     """Where pytest's runner stops the chapter with ``old`` replaced by ``new``: the failing
-    fence's first line and the error's type."""
+    fence's first line, the error's type, and the chapter line its failure names."""
     copy = tmp_path / page.name
     text = page.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{page.name} should contain {old!r} once"
@@ -281,12 +281,15 @@ def expected_failure(page: Path, tmp_path: Path, old: str, new: str) -> tuple[in
     book = Notebook(copy)
     book.run_until(len(book.cells))
     assert book.error is not None, f"{page.name} with {new!r} passes under pytest"
-    return book.cells[book.next - 1].line, type(book.error).__name__
+    named = int(re.match(rf".*{re.escape(copy.name)}:(\d+): ", book.failure)[1])
+    return book.cells[book.next - 1].line, type(book.error).__name__, named
 
 
 @pytest.mark.usefixtures("runtime")
 def test_what_a_fence_prints_shows_under_its_output_block(open_page, tmp_path):
-    # The chapters have no ```output blocks yet: a small site's chapter has one.
+    # A small site's chapter has what no real chapter needs: a fence that prints
+    # "</script>" (which must not end the page's fence data early), with its ```output
+    # block, and one that imports torch (which the page cannot run).
     small, _ = build_small_site(tmp_path, {})
     with serve(small) as url:
         tab = open_page(url + "/01-a-chapter.html")
@@ -317,7 +320,7 @@ def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
 ):
     old, new = "operand.grad += local * grad", "operand.grad = local * grad"
     page, tab = chapter_page(open_page, site_url, "02-")
-    failing_line, error = expected_failure(page, tmp_path, old, new)
+    failing_line, error, named = expected_failure(page, tmp_path, old, new)
     engine = fence_with(page, old)
     assert engine["engine"]
     last = max(int(line) for line in states(tab))
@@ -331,12 +334,13 @@ def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
     said = failure(tab, failing_line)
     headline = re.match(rf"docs/{page.name}:(\d+): {error}", said)
     assert headline, f"the failure should start with the chapter line and {error}: {said!r}"
-    assert failing_line <= int(headline[1]) < min(line for line in found if line > failing_line)
+    assert int(headline[1]) == named, f"pytest names line {named}, the page {headline[1]}"
 
     bar(tab, engine["line"]).locator(".notebook-reset").click()  # Reset, and all is well
     assert code(tab, engine["line"]).text_content() == engine["code"]
     run(tab, last)
     assert set(states(tab).values()) == {"ran"}, states(tab)
+
     assert_clean(tab, page.name)
 
 

@@ -29,7 +29,7 @@ from markdown_it import MarkdownIt
 from tools import ROOT
 from tools.chapter import Chapter, chapters, is_python
 from tests.helpers.site import ENGINE_PAGE, PAGES, PRINT_PAGE, SITE_PAGES, built_file, math_slips, url_path
-from tools.site.weave import PAGE
+from tools.site.weave import OPERATORS, PAGE
 
 _ids = [page.name for page in PAGES]
 _site_ids = [page.name for page in SITE_PAGES]
@@ -509,9 +509,16 @@ def test_engine_index_lists_every_public_name_and_method_where_defined(built_sit
         chapter, anchor = MARKER.fullmatch(marker).group(1, 2)
         assert target(ENGINE_PAGE, links[0]) == (url_path(Path(chapter + ".md")), anchor), row
         word = re.escape(name.rpartition(".")[2])
-        for href in links[1:]:  # each chapter said to use the name mentions it
+        owner, _, method = name.rpartition(".")
+        for href in links[1:]:  # each chapter said to use the name uses it, as Python would
             used = ROOT / "docs" / (Path(target(ENGINE_PAGE, href)[0]).stem + ".md")
-            if not name.rpartition(".")[2].startswith("__"):
+            fences = [cell.fence.names for cell in Chapter.read(used).cells]
+            if method in OPERATORS:  # x * y calls Value.__mul__: the chapter applies `*`
+                applied = set().union(*(names.operators for names in fences))
+                assert OPERATORS[method] in applied, (name, used, "never applies the operator")
+            elif method == "__init__":  # Value(...) calls Value.__init__
+                assert any(owner in names.called for names in fences), (name, used)
+            elif not method.startswith("__"):
                 assert re.search(rf"\b{word}\b", used.read_text(encoding="utf-8")), (name, used)
     (backward,) = [
         links for row, links in zip(page.rows, page.row_links) if row[0] == "Value.backward"

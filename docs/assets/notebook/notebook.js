@@ -169,7 +169,8 @@
       if (!this.book || this.text.trimEnd() !== this.fence.code.trimEnd()) return null;
       if (this.printed.textContent === this.book.querySelector("code").textContent) return null;
       return (
-        `${this.notebook.chapter}:${this.fence.line}: OutputMismatchError: the fence printed ` +
+        // The line of the fence's opening backticks, as pytest names it (tools/notebook.py).
+        `${this.notebook.chapter}:${this.fence.line - 1}: OutputMismatchError: the fence printed ` +
         "something other than what its output block shows (the book's output is above, this run's below)"
       );
     }
