@@ -33,7 +33,7 @@ assert len(model.parameters()) == 41
 loss = softmax_ce([Value(1000.0), Value(1001.0), Value(999.0)], 1)
 loss.backward()
 assert "digraph" in graph_dot(loss)
-assert dot([Value(2.0)], [3.0]).data == 6.0 and Neuron and Layer
+assert dot([Value(2.0)], [3.0], Value(1.0)).data == 7.0 and Neuron and Layer
 print("ok")
 """
 
