@@ -229,6 +229,8 @@ def test_two_builds_give_byte_identical_pages(built_site, site_builder, tmp_path
         f"two builds in a row gave different HTML for {differ}: something the site shows "
         "is not a function of the sources (a time, a random id, an unordered set?)"
     )
+    if (built_site / "assets" / "pyodide").exists():  # the Run buttons' fence data, too
+        assert any("notebook-fences" in page.read_text(encoding="utf-8") for page in first.values())
 
 
 # --- Math: the shipped font, and MathML without latex2mathml's known slips -------------
