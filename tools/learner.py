@@ -38,9 +38,9 @@ if __name__ == "__main__":  # run as a script: make the `tools` package importab
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools import DOCS, ROOT, relative
-from tools.chapter import Chapter, Fence, chapters
+from tools.chapter import Chapter, chapters
 from tools.notebook import Notebook, describe_error
-from tools.tangle import tangle
+from tools.tangle import tangle_book
 
 DEFAULT_PATH = Path("my-engine") / "micrograd.py"
 DEFAULT_TIMEOUT = 120.0  # seconds per chapter: many times what the slowest one needs
@@ -84,23 +84,6 @@ def where_in_book(chapter: Path, line: int) -> str:
 # --- the skeleton -------------------------------------------------------------------------
 
 
-def engine_chunks(docs: Path) -> list[Fence]:
-    """The engine fences of the chapters, in the order the tangler joins them."""
-    return [fence for chapter in chapters(docs) for fence in Chapter.read(chapter).engine_fences]
-
-
-def chunk_spans(text: str, chunks: list[Fence]) -> list[tuple[int, int, Fence]]:
-    """(first line, last line, chunk) of each chunk in the tangled ``text``, 1-based."""
-    spans, position = [], 0
-    for chunk in chunks:
-        code = chunk.code.rstrip("\n") + "\n"
-        start = text.index(code, position)  # the tangler copies each chunk verbatim, in order
-        first = text.count("\n", 0, start) + 1
-        spans.append((first, first + code.count("\n") - 1, chunk))
-        position = start + len(code)
-    return spans
-
-
 def definitions(body: list[ast.stmt], prefix: str = ""):
     """(function node, qualified name) for each function and method, in source order."""
     for node in body:
@@ -139,8 +122,11 @@ def skeleton(docs: Path = DOCS) -> str:
     Kept: imports, constants, classes, class-level assignments, decorators, signatures and
     docstrings. Replaced: every function body, by an error naming the section that builds it.
     """
-    text = tangle(docs, root=docs.resolve().parent)
-    spans = chunk_spans(text, engine_chunks(docs))
+    tangled = tangle_book(docs, root=docs.resolve().parent)
+    text = tangled.text
+    spans = [  # (first line, last line, fence) of each chunk's code in micrograd.py
+        (*tangled.code_lines(index), chunk.fence) for index, chunk in enumerate(tangled.chunks)
+    ]
     lines = text.splitlines(keepends=True)
     edits = []  # (start, stop, new lines): lines[start:stop] becomes new lines (0-based)
     for node, name in definitions(ast.parse(text).body):

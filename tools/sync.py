@@ -28,13 +28,13 @@ from tools.tangle import (
     RefusalError,
     Tangled,
     TangleError,
-    _diff,
-    _header,
-    _sha256,
-    _split,
-    _write,
+    diff_text,
+    generated_header,
     report,
+    sha256,
+    split_generated,
     tangle_book,
+    write_text,
 )
 
 
@@ -50,8 +50,8 @@ def _last_generated(out: Path, digest: str) -> str | None:
     except OSError:  # no git
         return None
     text = shown.stdout.decode("utf-8", "replace").replace("\r\n", "\n")
-    parts = _split(text) if shown.returncode == 0 else None
-    return text if parts and _sha256(parts[2]) == digest else None
+    parts = split_generated(text) if shown.returncode == 0 else None
+    return text if parts and sha256(parts[2]) == digest else None
 
 
 def _where(tangled: Tangled, index: int, number: int) -> str:
@@ -143,17 +143,17 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
             f"the edits to {name} would break a chapter, so nothing was written ({error}). "
             f"Copy the edit into the chapter by hand, then run `{TANGLE} --force`"
         ) from None
-    body = _split(text)[2]
+    body = split_generated(text)[2]
     if stitched.body != (body if body.endswith("\n") else body + "\n"):
         raise RefusalError(
             f"the edits to {name} cannot be written into the chapters so that they tangle "
             f"back to the same {name} (the diff above is what would differ); nothing was "
             f"written. Copy the edit into the chapter by hand, then run `{TANGLE} --force`",
-            _diff(text, stitched.text, f"{name} (on disk)", f"{name} (after sync)"),
+            diff_text(text, stitched.text, f"{name} (on disk)", f"{name} (after sync)"),
         )
     for path in written:
-        _write(path, texts[path], crlf=b"\r\n" in path.read_bytes())
-    _write(out, stitched.text)
+        write_text(path, texts[path], crlf=b"\r\n" in path.read_bytes())
+    write_text(out, stitched.text)
     places = sorted({(index, start) for _, (index, start, _, _) in edits})
     where = ", ".join(
         f"{stitched.chunks[index].chapter}:{stitched.chunks[index].fence.line + start}"
@@ -167,12 +167,12 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
     fresh = tangle_book(docs, root)
     name = out.name
     if not out.exists():
-        _write(out, fresh.text)
+        write_text(out, fresh.text)
         return f"wrote {name}"
     text = out.read_text(encoding="utf-8")
     if text == fresh.text:
         return f"{name} is up to date"
-    parts = _split(text)
+    parts = split_generated(text)
     if parts is None:
         raise RefusalError(
             f"{name}:1: the header's sha256 line is gone, so sync cannot tell which side "
@@ -180,31 +180,33 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
             f"with the chapters' version: `{TANGLE} --force`"
         )
     header, digest, body = parts
-    if header != _header(digest):
+    if header != generated_header(digest):
         last = header.count("\n")
         raise RefusalError(
             f"{name}:1-{last}: an edit to the header cannot be written "
             f"into a chapter (the header is generated): undo it, then run `{SYNC}` again",
-            _diff(_header(digest), header, f"{name} header (generated)", f"{name} (on disk)"),
+            diff_text(
+                generated_header(digest), header, f"{name} header (generated)", f"{name} (on disk)"
+            ),
         )
-    if _sha256(body) == digest:  # micrograd.py is as generated: the chapters changed
-        _write(out, fresh.text)
+    if sha256(body) == digest:  # micrograd.py is as generated: the chapters changed
+        write_text(out, fresh.text)
         return f"wrote {name} (the chapters changed)"
     if body == fresh.body:  # both sides made the same edit
-        _write(out, fresh.text)
+        write_text(out, fresh.text)
         return f"{name} already had the chapters' changes: updated its header"
-    if _sha256(fresh.body) == digest:  # the chapters are as they were: micrograd.py changed
+    if sha256(fresh.body) == digest:  # the chapters are as they were: micrograd.py changed
         return _stitch(fresh, text, out, docs, root)
     base = _last_generated(out, digest)
     if base is None:
-        details = _diff(fresh.text, text, f"{name} (from the chapters)", f"{name} (on disk)")
+        details = diff_text(fresh.text, text, f"{name} (from the chapters)", f"{name} (on disk)")
         shown = (
             f"{name} as last generated is not in git's HEAD, so the diff above shows the "
             "two changes together"
         )
     else:
-        chapters_diff = _diff(base, fresh.text, f"{name} (last generated)", "the chapters now")
-        engine_diff = _diff(base, text, f"{name} (last generated)", f"{name} (on disk)")
+        chapters_diff = diff_text(base, fresh.text, f"{name} (last generated)", "the chapters now")
+        engine_diff = diff_text(base, text, f"{name} (last generated)", f"{name} (on disk)")
         details = chapters_diff + engine_diff
         shown = f"diffs above: first the chapters' change, then {name}'s"
     raise RefusalError(
