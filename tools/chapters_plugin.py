@@ -11,8 +11,8 @@ loudly if it moves):
   Testing panel) first runs the fences above it.
 * The first fence that fails stops the chapter: the fences after it are skipped with a
   pointer to it. An output block that differs fails with a diff.
-* A chapter's fences stay in one process when pytest-xdist spreads the suite over several
-  (tools/dev.py test does, with --dist loadgroup): they share a namespace.
+* A chapter's fences share a namespace, so they stay in one process when pytest-xdist
+  spreads the suite over several (tools/dev.py test does it by file: --dist loadfile).
 * Test ids name each fence by its section's anchor and its place there
   (``docs/02-the-value-atom.md::five-fields[engine-1]``, tools/chapter.py's ``Cell.name``),
   so an edit elsewhere in the chapter leaves them alone.
@@ -64,7 +64,6 @@ def pytest_make_collect_report(collector):
                 item = type(item).from_parent(
                     collector, name=cell.name, test_definition=item.test_definition
                 )
-                item.add_marker(pytest.mark.xdist_group(collector.nodeid))  # one process
             named.append(item)
         report.result = named
     return report
@@ -86,7 +85,6 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "xdist_group(name): run in one pytest-xdist process")
     chapter.check_outputs = not config.getoption("--update-outputs", default=False)
     engine = config.getoption("--engine", default=None)
     chapter.engine_file = None

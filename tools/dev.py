@@ -35,9 +35,9 @@ PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 STAMP = VENV / "installed.sha256"
 EXTRAS = ["site", "test"]  # one environment serves every command
 SERVE_ADDRESS = ("127.0.0.1", 8000)  # mkdocs serve's default
-# The suite on up to four processes (pytest-xdist); a chapter's fences, and each test
-# module, stay together in one (see tools/chapters_plugin.py and tests/conftest.py).
-PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "loadgroup"]
+# The suite on up to four processes (pytest-xdist), a file to a process: a chapter's
+# fences share one namespace, and a test module its session fixtures.
+PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "loadfile"]
 COMMANDS = ("test", "check", "serve", "tangle", "sync", "figures", "bench", "skeleton", "learn")
 
 

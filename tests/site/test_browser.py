@@ -1,13 +1,11 @@
-"""The built site in a real browser: Debian's headless Chromium, driven by Playwright.
+"""Every page of the built site in a real browser: Debian's headless Chromium, via Playwright.
 
-The site is built once (tests/site/conftest.py), served once from 127.0.0.1 by a stdlib HTTP
-server, and opened in one Chromium for the whole session (a fresh context per test).
-Every page must load without console errors or failed requests, show its pictures at a
-real size within the text column, and fit a 390-pixel phone screen; opened from disk it
-must still navigate. The Run buttons (tools/site/runtime.py, fences.py) must run every chapter in
-the page, as pytest does, show failures with their chapter line, stop a runaway loop, and
-work in the dark scheme on a phone. Every request of every test must stay on loopback:
-any other is refused and reported.
+The site is built once and served once from 127.0.0.1 (tests/site/conftest.py), and opened
+in one Chromium for the whole session (a fresh context per test). Every page must load
+without console errors or failed requests, show its pictures at a real size within the
+text column, and fit a 390-pixel phone screen; opened from disk it must still navigate.
+Every request must stay on loopback: any other is refused and reported
+(tests/helpers/browser.py). The Run buttons: test_run_buttons.py and test_every_fence.py.
 
 Skipped where `chromium` is not installed (apt-get install chromium fonts-liberation),
 except on CI (CI=true), where that is a failure; the same for the site's Python runtime
@@ -17,32 +15,17 @@ SITE_SCREENSHOTS=<folder> to also save a light and a dark screenshot of every pa
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
 import re
-import shutil
-import sys
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
-from tests.helpers.site import ENGINE_PAGE, SITE_PAGES, build_small_site, serve, url_path
-from tools import ROOT
-from tools.chapter import chapters
-from tools.notebook import Notebook
+from tests.helpers.browser import PHONE, assert_clean
+from tests.helpers.site import ENGINE_PAGE, PAGES, SITE_PAGES, url_path
 from tools.site.fences import page_fences
-from tools.site.runtime import RUNTIME_FILES
 
-PAGES = chapters(ROOT / "docs")
-CHAPTERS = [page for page in PAGES if page_fences(page)["fences"]]
 FIGURE = re.compile(r"!\[[^\]]*\]\(figures/[\w-]+\.svg\)")
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-PHONE = {"width": 390, "height": 844}
-RUN_TIMEOUT = 300_000  # ms: loading Python, then running a whole chapter, on a busy machine
 
 # What the page shows of its pictures (svg.picture, drawn by tools/pictures.py).
 PICTURES_JS = """
@@ -53,72 +36,6 @@ PICTURES_JS = """
           overflows: box.right > column.right + 1};
 })
 """
-
-
-class Watch:
-    """Everything a browser context does that a clean page must not: errors, failed
-    requests, and requests to other hosts (refused before they leave)."""
-
-    def __init__(self, context):
-        self.problems: list[str] = []
-        self.requested: list[str] = []
-        context.route(lambda url: not self.local(url), self.refuse)
-        context.on("request", lambda request: self.requested.append(request.url))
-        context.on("requestfailed", self.failed)
-        context.on("response", self.response)
-        context.on("console", self.console)
-        context.on("weberror", lambda error: self.problems.append(f"uncaught: {error.error}"))
-
-    @staticmethod
-    def local(url: str) -> bool:
-        parts = urlsplit(url)
-        return parts.scheme in ("data", "blob", "about", "file") or parts.hostname in LOOPBACK
-
-    def refuse(self, route):
-        self.problems.append(f"request to another host: {route.request.url}")
-        route.abort()
-
-    def failed(self, request):
-        if self.local(request.url):
-            self.problems.append(f"request failed: {request.failure}: {request.url}")
-
-    def response(self, response):
-        if response.status >= 400:
-            self.problems.append(f"HTTP {response.status}: {response.url}")
-
-    def console(self, message):
-        if message.type in ("error", "assert"):
-            self.problems.append(f"console.{message.type}: {message.text} {message.location}")
-
-
-@pytest.fixture
-def open_page(browser):
-    """Open a page in a fresh browser context: open_page(url, dark=False, phone=False)."""
-    opened = []
-
-    def open_(url: str, *, dark: bool = False, phone: bool = False):
-        context = browser.new_context(
-            color_scheme="dark" if dark else "light",
-            viewport=PHONE if phone else {"width": 1280, "height": 900},
-        )
-        context.set_default_timeout(30_000)
-        watch = Watch(context)
-        page = context.new_page()
-        page.watch = watch
-        opened.append(context)
-        page.goto(url, wait_until="load")
-        return page
-
-    yield open_
-    for context in opened:
-        context.close()
-
-
-def assert_clean(page, what: str) -> None:
-    assert not page.watch.problems, f"{what} in Chromium: {page.watch.problems}"
-
-
-# -- every page --------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
@@ -188,259 +105,3 @@ def test_site_navigates_from_disk_and_the_run_buttons_say_to_serve_it(open_page,
             assert advice in said, f"from file://, a Run click should say {advice!r}: {said!r}"
     outside = [url for url in home.watch.requested if not url.startswith("file://")]
     assert not outside, f"opened from disk, the site asked for {outside}"
-
-
-# -- the Run buttons -----------------------------------------------------------------------
-
-
-def bar(tab, line: int):
-    """The Run bar of the fence whose code starts on chapter line ``line``."""
-    return tab.locator(f'.notebook-bar[data-line="{line}"]')
-
-
-def code(tab, line: int):
-    """The editable code of that fence (opening the <details> around it, if any)."""
-    block = bar(tab, line).locator("xpath=preceding-sibling::div[1]")
-    block.evaluate("b => { const d = b.closest('details'); if (d) d.open = true; }")
-    return block.locator("pre > code")
-
-
-def run(tab, line: int) -> None:
-    """Click Run on a fence and wait until the chapter has stopped running. A fence in a
-    folded block (checks, a solution) is first unfolded, as a reader would."""
-    bar(tab, line).evaluate(
-        "b => { for (let d = b.closest('details'); d; d = d.parentElement.closest('details'))"
-        " d.open = true; }"
-    )
-    bar(tab, line).locator(".notebook-run").click()
-    tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
-
-
-def states(tab) -> dict[int, str]:
-    """Each Run bar's state by fence line: idle, running, ran, failed, not-run, stopped."""
-    bars = tab.locator(".notebook-bar:not(.notebook-blocked)").all()
-    return {int(b.get_attribute("data-line")): b.get_attribute("data-state") for b in bars}
-
-
-def printed(tab, line: int) -> str:
-    """What the fence printed when it last ran, as the page shows it."""
-    result = bar(tab, line).locator("xpath=following-sibling::div[@class='notebook-result'][1]")
-    return result.locator(".notebook-printed").text_content()
-
-
-def failure(tab, line: int) -> str:
-    """How the fence failed when it last ran, as the page shows it."""
-    result = bar(tab, line).locator("xpath=following-sibling::div[@class='notebook-result'][1]")
-    return result.locator(".notebook-failure").text_content()
-
-
-def chapter_page(open_page, site_url, name: str, **options):
-    [page] = [p for p in PAGES if p.name.startswith(name)]
-    tab = open_page(site_url + url_path(page), **options)
-    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
-    return page, tab
-
-
-def fence_with(page: Path, text: str) -> dict:
-    """The one python fence of ``page`` whose code contains ``text``."""
-    found = [f for f in page_fences(page)["fences"] if text in f["code"]]
-    assert len(found) == 1, f"{page.name}: {len(found)} python fences contain {text!r}"
-    return found[0]
-
-
-def assert_loaded_locally(tab) -> None:
-    """The runtime came from the site itself, and nothing went elsewhere (Watch refuses it)."""
-    for name in RUNTIME_FILES:
-        assert any(url.endswith(f"/assets/pyodide/{name}") for url in tab.watch.requested), name
-
-
-@pytest.mark.usefixtures("runtime")
-def test_a_late_fence_in_chapter_3_runs_the_fences_above_it_first(open_page, site_url):
-    page, tab = chapter_page(open_page, site_url, "03-")
-    late = fence_with(page, "x2, a2, L2 = diamond()")
-    code(tab, late["line"]).fill(late["code"] + "print(x.grad, x2.grad)\n")
-    run(tab, late["line"])
-
-    found = states(tab)
-    above = [line for line in found if line < late["line"]]
-    assert above and all(found[line] == "ran" for line in above), found
-    assert found[late["line"]] == "ran", found
-    assert all(found[line] == "idle" for line in found if line > late["line"]), found
-    assert printed(tab, late["line"]).endswith("a fresh graph gives 30.0\n30.0 30.0\n")
-    assert_loaded_locally(tab)
-    assert_clean(tab, page.name)
-
-
-def expected_failure(page: Path, tmp_path: Path, old: str, new: str) -> tuple[int, str, int]:
-    """Where pytest's runner stops the chapter with ``old`` replaced by ``new``: the failing
-    fence's first line, the error's type, and the chapter line its failure names."""
-    copy = tmp_path / page.name
-    text = page.read_text(encoding="utf-8")
-    assert text.count(old) == 1, f"{page.name} should contain {old!r} once"
-    copy.write_text(text.replace(old, new), encoding="utf-8")
-    book = Notebook(copy)
-    book.run_until(len(book.cells))
-    assert book.error is not None, f"{page.name} with {new!r} passes under pytest"
-    named = int(re.match(rf".*{re.escape(copy.name)}:(\d+): ", book.failure)[1])
-    return book.cells[book.next - 1].line, type(book.error).__name__, named
-
-
-@pytest.mark.usefixtures("runtime")
-def test_what_a_fence_prints_shows_under_its_output_block(open_page, tmp_path):
-    # A small site's chapter has what no real chapter needs: a fence that prints
-    # "</script>" (which must not end the page's fence data early), with its ```output
-    # block, and one that imports torch (which the page cannot run).
-    small, _ = build_small_site(tmp_path, {})
-    with serve(small) as url:
-        tab = open_page(url + "/01-a-chapter.html")
-        tab.wait_for_selector("body[data-notebook=idle]", state="attached")
-        line = 9  # print("</script> stays inside the data"), then its ```output block
-        run(tab, line)
-        result = bar(tab, line).locator("xpath=following-sibling::div[2]")
-        assert "notebook-result" in result.get_attribute("class"), "not below the block"
-        assert (
-            result.locator("xpath=preceding-sibling::div[1]")
-            .get_attribute("class")
-            .startswith("language-output")
-        )
-        assert printed(tab, line) == "</script> stays inside the data\n"
-        assert "the same as the book's output" in result.text_content()
-
-        code(tab, line).fill('print("something else")\n')
-        run(tab, line)
-        assert printed(tab, line) == "something else\n"
-        assert "the book's output above differs" in result.text_content()
-        assert "imports torch" in tab.locator(".notebook-blocked").text_content()
-        assert_clean(tab, "the small site")
-
-
-@pytest.mark.usefixtures("runtime")
-def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
-    open_page, site_url, tmp_path
-):
-    old, new = "operand.grad += local * grad", "operand.grad = local * grad"
-    page, tab = chapter_page(open_page, site_url, "02-")
-    failing_line, error, named = expected_failure(page, tmp_path, old, new)
-    engine = fence_with(page, old)
-    assert engine["engine"]
-    last = max(int(line) for line in states(tab))
-
-    code(tab, engine["line"]).fill(engine["code"].replace(old, new))
-    run(tab, last)
-    found = states(tab)
-    assert found[failing_line] == "failed", found
-    assert all(found[line] == "ran" for line in found if line < failing_line), found
-    assert all(found[line] == "not-run" for line in found if line > failing_line), found
-    said = failure(tab, failing_line)
-    headline = re.match(rf"docs/{page.name}:(\d+): {error}", said)
-    assert headline, f"the failure should start with the chapter line and {error}: {said!r}"
-    assert int(headline[1]) == named, f"pytest names line {named}, the page {headline[1]}"
-
-    bar(tab, engine["line"]).locator(".notebook-reset").click()  # Reset, and all is well
-    assert code(tab, engine["line"]).text_content() == engine["code"]
-    run(tab, last)
-    assert set(states(tab).values()) == {"ran"}, states(tab)
-
-    assert_clean(tab, page.name)
-
-
-@pytest.mark.usefixtures("runtime")
-def test_stop_a_runaway_loop_on_a_phone_in_the_dark(open_page, site_url):
-    page, tab = chapter_page(open_page, site_url, "01-", dark=True, phone=True)
-    assert tab.evaluate("document.body.dataset.mdColorScheme") == "slate"
-    first, second = sorted(states(tab))[:2]
-    code(tab, second).fill("while True:\n    pass\n")
-    bar(tab, second).locator(".notebook-run").click()
-    tab.wait_for_selector(f'.notebook-bar[data-line="{second}"][data-state=running]')
-    assert tab.evaluate("1 + 1") == 2  # the page answers: Python runs in a worker
-    stop = bar(tab, second).locator(".notebook-stop")
-    assert stop.is_visible() and box_fits(stop, PHONE["width"])
-    [worker] = python_workers(tab)
-    with worker.expect_event("close", timeout=10_000):  # Stop ends the worker running Python
-        stop.click()
-    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
-    assert states(tab)[second] == "stopped"
-    assert python_workers(tab) == []
-
-    bar(tab, second).locator(".notebook-reset").click()
-    run(tab, second)  # a fresh Python: the fence above runs again first
-    assert states(tab)[first] == states(tab)[second] == "ran", states(tab)
-    assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    run_button = bar(tab, first).locator(".notebook-run")
-    assert box_fits(run_button, PHONE["width"])
-    colours = run_button.evaluate(
-        "b => [getComputedStyle(b).color, getComputedStyle(document.body).backgroundColor]"
-    )
-    assert colours[0] != colours[1], f"the Run button's text is the page's colour: {colours}"
-    assert_clean(tab, page.name)
-
-
-DEEP = """\
-from micrograd import Value
-
-
-def chain(length):
-    node = Value(1.0)
-    for _ in range(length):
-        node = node * 1.0
-    return node
-
-
-for length in (1_000, 100_000):
-    deep = chain(length)
-    deep = None  # freeing a deep graph must not crash the browser's Python
-    print("freed", length)
-
-
-def down(n):
-    return down(n + 1)
-
-
-try:
-    down(0)
-except RecursionError:
-    print("RecursionError")
-"""
-
-
-@pytest.mark.usefixtures("runtime")
-def test_deep_graphs_are_freed_and_runaway_recursion_is_a_recursion_error(open_page, site_url):
-    page, tab = chapter_page(open_page, site_url, "01-")
-    first = min(states(tab))
-    code(tab, first).fill(DEEP)
-    run(tab, first)
-    assert states(tab)[first] == "ran", failure(tab, first)
-    assert printed(tab, first) == "freed 1000\nfreed 100000\nRecursionError\n"
-    assert_clean(tab, page.name)
-
-
-def python_workers(tab) -> list:
-    return [worker for worker in tab.workers if worker.url.endswith("/notebook/worker.js")]
-
-
-def box_fits(locator, width: int) -> bool:
-    box = locator.bounding_box()
-    return box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
-
-
-@pytest.mark.usefixtures("runtime")
-@pytest.mark.parametrize("page", CHAPTERS, ids=[page.name for page in CHAPTERS])
-def test_every_fence_runs_and_can_be_edited_in_the_page(open_page, site_url, page):
-    tab = open_page(site_url + url_path(page))
-    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
-    fences = page_fences(page)["fences"]
-    runnable = [f for f in fences if not f["blocked"]]
-    if not runnable:
-        notes = tab.locator(".notebook-blocked").count()
-        assert notes == len(fences), "each fence says why not"
-        return
-    last = runnable[-1]
-    code(tab, last["line"]).fill(last["code"] + 'print("edited in the page")\n')
-    run(tab, last["line"])
-    found = states(tab)
-    failed = {line: state for line, state in found.items() if state != "ran"}
-    reports = tab.locator(".notebook-failure").all_text_contents()
-    assert not failed, f"{page.name}: fences not passing in the page: {failed}\n{reports}"
-    assert set(found) == {f["line"] for f in runnable}  # blocked fences have no Run
-    assert printed(tab, last["line"]).endswith("edited in the page\n")
-    assert_clean(tab, page.name)

@@ -1,0 +1,145 @@
+"""Driving the built site in Chromium: what a clean page is, and a fence's Run bar.
+
+The browser tests (tests/site/test_browser.py, test_run_buttons.py, test_every_fence.py)
+share these; their fixtures (browser, open_page, site_url, runtime) are in
+tests/site/conftest.py.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from tests.helpers.site import PAGES, url_path
+from tools.notebook import Notebook
+from tools.site.fences import page_fences
+from tools.site.runtime import RUNTIME_FILES
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+PHONE = {"width": 390, "height": 844}
+RUN_TIMEOUT = 300_000  # ms: loading Python, then running a whole chapter, on a busy machine
+
+
+class Watch:
+    """Everything a browser context does that a clean page must not: errors, failed
+    requests, and requests to other hosts (refused before they leave)."""
+
+    def __init__(self, context):
+        self.problems: list[str] = []
+        self.requested: list[str] = []
+        context.route(lambda url: not self.local(url), self.refuse)
+        context.on("request", lambda request: self.requested.append(request.url))
+        context.on("requestfailed", self.failed)
+        context.on("response", self.response)
+        context.on("console", self.console)
+        context.on("weberror", lambda error: self.problems.append(f"uncaught: {error.error}"))
+
+    @staticmethod
+    def local(url: str) -> bool:
+        parts = urlsplit(url)
+        return parts.scheme in ("data", "blob", "about", "file") or parts.hostname in LOOPBACK
+
+    def refuse(self, route):
+        self.problems.append(f"request to another host: {route.request.url}")
+        route.abort()
+
+    def failed(self, request):
+        if self.local(request.url):
+            self.problems.append(f"request failed: {request.failure}: {request.url}")
+
+    def response(self, response):
+        if response.status >= 400:
+            self.problems.append(f"HTTP {response.status}: {response.url}")
+
+    def console(self, message):
+        if message.type in ("error", "assert"):
+            self.problems.append(f"console.{message.type}: {message.text} {message.location}")
+
+
+def assert_clean(page, what: str) -> None:
+    assert not page.watch.problems, f"{what} in Chromium: {page.watch.problems}"
+
+
+def bar(tab, line: int):
+    """The Run bar of the fence whose code starts on chapter line ``line``."""
+    return tab.locator(f'.notebook-bar[data-line="{line}"]')
+
+
+def code(tab, line: int):
+    """The editable code of that fence (opening the <details> around it, if any)."""
+    block = bar(tab, line).locator("xpath=preceding-sibling::div[1]")
+    block.evaluate("b => { const d = b.closest('details'); if (d) d.open = true; }")
+    return block.locator("pre > code")
+
+
+def run(tab, line: int) -> None:
+    """Click Run on a fence and wait until the chapter has stopped running. A fence in a
+    folded block (checks, a solution) is first unfolded, as a reader would."""
+    bar(tab, line).evaluate(
+        "b => { for (let d = b.closest('details'); d; d = d.parentElement.closest('details'))"
+        " d.open = true; }"
+    )
+    bar(tab, line).locator(".notebook-run").click()
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
+
+
+def states(tab) -> dict[int, str]:
+    """Each Run bar's state by fence line: idle, running, ran, failed, not-run, stopped."""
+    bars = tab.locator(".notebook-bar:not(.notebook-blocked)").all()
+    return {int(b.get_attribute("data-line")): b.get_attribute("data-state") for b in bars}
+
+
+def printed(tab, line: int) -> str:
+    """What the fence printed when it last ran, as the page shows it."""
+    result = bar(tab, line).locator("xpath=following-sibling::div[@class='notebook-result'][1]")
+    return result.locator(".notebook-printed").text_content()
+
+
+def failure(tab, line: int) -> str:
+    """How the fence failed when it last ran, as the page shows it."""
+    result = bar(tab, line).locator("xpath=following-sibling::div[@class='notebook-result'][1]")
+    return result.locator(".notebook-failure").text_content()
+
+
+def chapter_page(open_page, site_url, name: str, **options):
+    [page] = [p for p in PAGES if p.name.startswith(name)]
+    tab = open_page(site_url + url_path(page), **options)
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    return page, tab
+
+
+def fence_with(page: Path, text: str) -> dict:
+    """The one python fence of ``page`` whose code contains ``text``."""
+    found = [f for f in page_fences(page)["fences"] if text in f["code"]]
+    assert len(found) == 1, f"{page.name}: {len(found)} python fences contain {text!r}"
+    return found[0]
+
+
+def assert_loaded_locally(tab) -> None:
+    """The runtime came from the site itself, and nothing went elsewhere (Watch refuses it)."""
+    for name in RUNTIME_FILES:
+        assert any(url.endswith(f"/assets/pyodide/{name}") for url in tab.watch.requested), name
+
+
+def python_workers(tab) -> list:
+    return [worker for worker in tab.workers if worker.url.endswith("/notebook/worker.js")]
+
+
+def box_fits(locator, width: int) -> bool:
+    box = locator.bounding_box()
+    return box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+
+
+def expected_failure(page: Path, tmp_path: Path, old: str, new: str) -> tuple[int, str, int]:
+    """Where pytest's runner stops the chapter with ``old`` replaced by ``new``: the failing
+    fence's first line, the error's type, and the chapter line its failure names."""
+    copy = tmp_path / page.name
+    text = page.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{page.name} should contain {old!r} once"
+    copy.write_text(text.replace(old, new), encoding="utf-8")
+    book = Notebook(copy)
+    book.run_until(len(book.cells))
+    assert book.error is not None, f"{page.name} with {new!r} passes under pytest"
+    named = int(re.match(rf".*{re.escape(copy.name)}:(\d+): ", book.failure)[1])
+    return book.cells[book.next - 1].line, type(book.error).__name__, named
