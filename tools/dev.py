@@ -1,7 +1,7 @@
 """The few commands an author needs, on a machine with nothing but Python >= 3.10.
 
     python3 tools/dev.py test [pytest args]    run the whole test suite
-    python3 tools/dev.py check [pytest args]   the fast part: all but the site build and browser
+    python3 tools/dev.py check [pytest args]   pytest -m "not site": no site build, serve, browser
     python3 tools/dev.py serve [mkdocs args]   the book on http://127.0.0.1:8000, re-tangled on save
     python3 tools/dev.py tangle [args]         chapters -> micrograd.py (--check, --force)
     python3 tools/dev.py sync                  chapters <-> micrograd.py, whichever side changed
