@@ -54,14 +54,31 @@ def listening(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
-def test_every_command_runs_with_the_project_environment():
-    python = dev.PYTHON
-    assert dev.command_line("test", ["-x"]) == [python, "-m", "pytest", "-x"]
-    assert dev.command_line("check", []) == [python, "-m", "pytest", "-m", "not site"]
-    assert dev.command_line("serve", ["-a", "x:1"])[:4] == [python, "-m", "mkdocs", "serve"]
-    tangle = [python, ROOT / "tools" / "tangle.py"]
-    assert dev.command_line("tangle", ["--check"]) == [*tangle, "--check"]
-    assert dev.command_line("sync", []) == [*tangle, "--sync"]
+def needs_the_environment():
+    if not dev.environment_ready():
+        pytest.skip("needs the .venv that `python3 tools/dev.py test` sets up")
+
+
+def test_every_command_runs_something_that_is_there_with_the_project_python():
+    needs_the_environment()
+    modules = []
+    for command in dev.COMMANDS:
+        line = dev.command_line(command, ["--x"])
+        assert line[0] == dev.PYTHON and line[-1] == "--x", (command, line)
+        if line[1] == "-m":
+            modules.append(line[2])
+        elif line[1] != "-c":
+            assert Path(line[1]).is_file(), f"{command}: {line[1]} is not there"
+    find = "import importlib.util as u, sys; print([m for m in sys.argv[1:] if not u.find_spec(m)])"
+    result = subprocess.run([dev.PYTHON, "-c", find, *modules], capture_output=True, text=True)
+    assert result.stdout.strip() == "[]", f"not in {dev.VENV}: {result.stdout}{result.stderr}"
+    serve = subprocess.run(dev.command_line("serve", ["--help"]), capture_output=True, text=True)
+    assert serve.returncode == 0 and "serve [OPTIONS]" in serve.stdout, serve
+
+
+def test_the_usage_names_every_command():
+    named = re.findall(r"^ +python3 tools/dev\.py (\S+)", dev.__doc__, re.MULTILINE)
+    assert {n for name in named for n in name.split("|")} == {*dev.COMMANDS, "--help"}, named
 
 
 def test_check_leaves_out_the_site_build_and_the_browser():
@@ -142,6 +159,28 @@ def test_a_broken_venv_is_remade_and_a_failed_install_ends_in_one_line(tmp_path)
     assert last.startswith("dev: installing .[site,test] into") and "failed" in last, last
     assert "run the same command again" in last
     assert not (tmp_path / ".venv" / "installed.sha256").exists()
+
+
+@pytest.fixture
+def no_setup(monkeypatch):
+    """A command line dev.py refuses must not set up .venv first."""
+    monkeypatch.setattr(dev, "ensure_environment", lambda: pytest.fail("set up .venv first"))
+
+
+def test_an_unknown_command_gets_one_line_naming_it_and_the_commands(no_setup, capsys):
+    assert dev.main(["nosuch"]) == 2
+    out, err = capsys.readouterr()
+    assert not out and err.count("\n") == 1, err
+    assert err.startswith("dev: unknown command 'nosuch': the commands are test, check, serve")
+    assert all(command in err for command in dev.COMMANDS) and "--help" in err, err
+
+
+def test_help_prints_the_usage_and_no_command_prints_it_as_an_error(no_setup, capsys):
+    for asked in ("--help", "-h", "help"):
+        assert dev.main([asked]) == 0
+        assert capsys.readouterr() == (dev.__doc__ + "\n", ""), asked
+    assert dev.main([]) == 2
+    assert capsys.readouterr() == ("", dev.__doc__ + "\n")
 
 
 def test_serve_on_a_busy_port_says_so_at_once(capsys):

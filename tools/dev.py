@@ -8,6 +8,7 @@
     python3 tools/dev.py figures [--check]     redraw the figures (docs/figures) from the chapters
     python3 tools/dev.py bench [args]          time the engines: see benchmarks/README.md
     python3 tools/dev.py skeleton|learn ...    learner mode: see tools/learner.py
+    python3 tools/dev.py --help                this text
 
 On Windows, write `py` for `python3`. Every command runs in .venv/ next to this repository:
 one environment with everything the tests and the site need, created on first use and
@@ -94,6 +95,10 @@ def ensure_environment() -> None:
             "connection to PyPI (or the proxy), then run the same command again"
         )
     STAMP.write_text(_stamp())
+
+
+class UsageError(Exception):
+    """The command line is wrong; the message says what is wrong and what to type instead."""
 
 
 def _address(args: list[str]) -> tuple[str, int] | None:
@@ -189,12 +194,23 @@ def command_line(command: str, rest: list[str]) -> list:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in COMMANDS:
+    if argv[:1] in (["-h"], ["--help"], ["help"]):
+        print(__doc__)
+        return 0
+    if not argv:
         print(__doc__, file=sys.stderr)
         return 2
     command, rest = argv[0], argv[1:]
     try:
+        if command not in COMMANDS:
+            raise UsageError(
+                f"unknown command {command!r}: the commands are {', '.join(COMMANDS)} "
+                "(python3 tools/dev.py --help says what each does)"
+            )
         ensure_environment()
+    except UsageError as error:
+        print(f"dev: {error}", file=sys.stderr)
+        return 2
     except SetupError as error:
         print(f"dev: {error}", file=sys.stderr)
         return 1
