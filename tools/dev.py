@@ -20,6 +20,7 @@ MICROGRAD_VENV puts the environment elsewhere (CI tests a second Python that way
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
 import shutil
 import signal
@@ -101,23 +102,53 @@ class UsageError(Exception):
     """The command line is wrong; the message says what is wrong and what to type instead."""
 
 
-def _address(args: list[str]) -> tuple[str, int] | None:
-    """The host and port `mkdocs serve` will listen on, from -a/--dev-addr if given."""
+def serve_address(args: list[str]) -> tuple[str, int]:
+    """The host and port `mkdocs serve` will listen on, from -a/--dev-addr if given.
+
+    Checked as mkdocs checks it (localhost or an IP address, then a port), and the port's
+    range as well, so that a typo gets one line saying what to type rather than a traceback.
+    """
     value = None
     for i, arg in enumerate(args):
-        if arg in ("-a", "--dev-addr") and i + 1 < len(args):
+        if arg in ("-a", "--dev-addr"):
+            if i + 1 == len(args):
+                raise UsageError(f"{arg} needs an address after it: {_serve_example()}")
             value = args[i + 1]
         elif arg.startswith("--dev-addr="):
             value = arg.split("=", 1)[1]
+        elif arg.startswith("-a") and not arg.startswith("--"):  # -a127.0.0.1:8001
+            value = arg[2:]
     if value is None:
         return SERVE_ADDRESS
     host, _, port = value.rpartition(":")
-    return (host or SERVE_ADDRESS[0], int(port)) if port.isdigit() else None  # mkdocs says
+    valid = port.isascii() and port.isdigit() and 1 <= int(port) <= 65535
+    if not host:  # "8001", "foo" or ":8001"
+        example = _serve_example(port=port if valid else SERVE_ADDRESS[1] + 1)
+        raise UsageError(f"-a {value} is not an address: give IP:PORT, e.g. {example}")
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::1]
+    if bare != "localhost":
+        try:
+            ipaddress.ip_address(bare)
+        except ValueError:
+            example = _serve_example(port=port if valid else SERVE_ADDRESS[1] + 1)
+            raise UsageError(
+                f"-a {value}: {host!r} is not an IP address (nor localhost), e.g. {example}"
+            ) from None
+    if not valid:
+        raise UsageError(
+            f"-a {value}: the port must be a number from 1 to 65535, e.g. {_serve_example(host)}"
+        )
+    return bare, int(port)
+
+
+def _serve_example(host: str = SERVE_ADDRESS[0], port: object = SERVE_ADDRESS[1] + 1) -> str:
+    return f"python3 tools/dev.py serve -a {host}:{port}"
 
 
 def port_is_free(host: str, port: int) -> bool:
     """Could a server listen on host:port now (as mkdocs does, despite TIME_WAIT leftovers)?"""
-    with socket.socket() as probe:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # as mkdocs picks it
+    with socket.socket(family) as probe:
         if os.name != "nt":  # on Windows, SO_REUSEADDR would let it share a busy port
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -163,13 +194,12 @@ def run_until_stopped(command: list, grace: float = 5.0, **options) -> int:
 
 
 def serve(args: list[str], env: dict) -> int:
-    """`mkdocs serve`, after checking that its port is free; stopped with dev.py."""
-    address = _address(args)
-    if address and not port_is_free(*address):
-        host, port = address
+    """`mkdocs serve`, after checking its address and that its port is free; stopped with dev.py."""
+    host, port = serve_address(args)
+    if not port_is_free(host, port):
         print(
             f"dev: {host}:{port} is already in use (another serve?): stop that, or choose "
-            f"another port: python3 tools/dev.py serve -a {host}:{port + 1}",
+            f"another port: {_serve_example(host, port + 1)}",
             file=sys.stderr,
         )
         return 1
@@ -207,6 +237,8 @@ def main(argv: list[str]) -> int:
                 f"unknown command {command!r}: the commands are {', '.join(COMMANDS)} "
                 "(python3 tools/dev.py --help says what each does)"
             )
+        if command == "serve":
+            serve_address(rest)  # before the environment is set up, which may take minutes
         ensure_environment()
     except UsageError as error:
         print(f"dev: {error}", file=sys.stderr)
