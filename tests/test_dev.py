@@ -252,20 +252,34 @@ def _like_a_terminal_job():
 
 
 def start_serve(book: Path, port: int):
-    if not dev.environment_ready():
-        pytest.skip("needs the .venv that `python3 tools/dev.py test` sets up")
+    """dev.py serve on ``book``: mkdocs's temporary site goes into book/tmp, its log to book/log."""
+    needs_the_environment()
+    (book / "tmp").mkdir(exist_ok=True)
     command = [sys.executable, str(ROOT / "tools" / "dev.py"), "serve"]
-    return subprocess.Popen(
-        [*command, "-f", str(book / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own process group, as a terminal's foreground job
-        preexec_fn=_like_a_terminal_job,
-    )
+    with open(book / "log", "a") as log:
+        return subprocess.Popen(
+            [*command, "-f", str(book / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "TMPDIR": str(book / "tmp")},
+            start_new_session=True,  # its own process group, as a terminal's foreground job
+            preexec_fn=_like_a_terminal_job,
+        )
+
+
+def assert_stopped_cleanly(book: Path, port: int):
+    """mkdocs serve ended, as on Ctrl-C: its port free and its temporary site removed."""
+    assert dev.port_is_free("127.0.0.1", port), "mkdocs serve outlived dev.py serve"
+    log = (book / "log").read_text()
+    assert not list((book / "tmp").iterdir()), f"mkdocs serve did not clean up:\n{log}"
+    assert "Traceback" not in log and "Aborted!" not in log, log
+
+
+posix_signals = pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
 
 
 @pytest.mark.site
-@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+@posix_signals
 def test_serve_retangles_a_saved_chapter_and_sigterm_frees_the_port(small_book):
     port = free_port()
     server = start_serve(small_book, port)
@@ -282,14 +296,14 @@ def test_serve_retangles_a_saved_chapter_and_sigterm_frees_the_port(small_book):
         )
         server.send_signal(signal.SIGTERM)  # to dev.py alone, as an IDE's stop button does
         assert server.wait(timeout=30) == 128 + signal.SIGTERM
-        assert dev.port_is_free("127.0.0.1", port), "mkdocs serve outlived dev.py serve"
+        assert_stopped_cleanly(small_book, port)
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGKILL)
 
 
 @pytest.mark.site
-@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+@posix_signals
 def test_serve_stops_on_ctrl_c_and_frees_the_port(small_book):
     port = free_port()
     server = start_serve(small_book, port)
@@ -298,7 +312,7 @@ def test_serve_stops_on_ctrl_c_and_frees_the_port(small_book):
         assert "200 OK" in fetch(port, "/")
         os.killpg(server.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
         assert server.wait(timeout=30) == 130
-        assert dev.port_is_free("127.0.0.1", port), "mkdocs serve outlived dev.py serve"
+        assert_stopped_cleanly(small_book, port)  # though mkdocs had it twice: from dev.py too
         again = start_serve(small_book, port)  # and serve starts again at once on that port
         try:
             wait_until(lambda: listening(port), "serve listens again")
@@ -310,39 +324,95 @@ def test_serve_stops_on_ctrl_c_and_frees_the_port(small_book):
             os.killpg(server.pid, signal.SIGKILL)
 
 
+@pytest.mark.site
+@posix_signals
+def test_serve_stops_on_an_interrupt_sent_to_dev_py_alone(small_book):
+    port = free_port()
+    server = start_serve(small_book, port)
+    try:
+        wait_until(lambda: listening(port), "serve listens")
+        server.send_signal(signal.SIGINT)  # as a supervisor or an editor's task runner does
+        assert server.wait(timeout=30) == 130
+        assert_stopped_cleanly(small_book, port)  # interrupted, not terminated after a while
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+
+
+def run_until_stopped(child: list, **options) -> subprocess.Popen:
+    """dev.run_until_stopped(child) in a process of its own, with half a second's grace."""
+    run = "import sys; from tools import dev; sys.exit(dev.run_until_stopped(sys.argv[1:], 0.5))"
+    return subprocess.Popen([sys.executable, "-c", run, *child], cwd=ROOT, **options)
+
+
+def wait_for_pid(pid_file: Path) -> int:
+    wait_until(lambda: pid_file.exists() and pid_file.read_text(), "the child starts", 30)
+    return int(pid_file.read_text())
+
+
+def assert_gone(pid: int):
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # gone, not orphaned
+
+
+STOPS_ON_AN_INTERRUPT = """
+import os, sys, time
+try:
+    open(sys.argv[1], "w").write(str(os.getpid()))
+    time.sleep(120)
+except KeyboardInterrupt:
+    open(sys.argv[1] + ".stop", "w").write("interrupted")
+"""
+
+
+@posix_signals
+def test_an_interrupt_sent_to_dev_py_alone_interrupts_its_child(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    child = [sys.executable, "-c", STOPS_ON_AN_INTERRUPT, str(pid_file)]
+    wrapper = run_until_stopped(child, preexec_fn=_like_a_terminal_job)
+    try:
+        pid = wait_for_pid(pid_file)
+        wrapper.send_signal(signal.SIGINT)
+        assert wrapper.wait(timeout=30) == 130
+        stop = tmp_path / "child.pid.stop"
+        assert stop.exists() and stop.read_text() == "interrupted", "terminated, not interrupted"
+        assert_gone(pid)
+    finally:
+        if wrapper.poll() is None:
+            wrapper.kill()
+
+
 IGNORES_INTERRUPTS = """
 import os, signal, sys, time
-signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGINT, lambda *_: open(sys.argv[1] + ".sigint", "w").close())
 open(sys.argv[1], "w").write(str(os.getpid()))
 time.sleep(120)
 """
 
 
-@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
-def test_sigterm_ends_a_child_that_ignores_interrupts(tmp_path):
+@posix_signals
+def test_sigterm_ends_a_child_that_ignores_interrupts_even_when_sent_again(tmp_path):
     """As `mkdocs serve` does when started in the background by a shell (SIGINT ignored)."""
     pid_file = tmp_path / "child.pid"
     child = [sys.executable, "-c", IGNORES_INTERRUPTS, str(pid_file)]
-    wrapper = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from tools import dev; sys.exit(dev.run_until_stopped(sys.argv[1:], 0.5))",
-            *child,
-        ],
-        cwd=ROOT,
+    wrapper = run_until_stopped(
+        child,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
+    pid = None
     try:
-        wait_until(lambda: pid_file.exists() and pid_file.read_text(), "the child starts", 30)
+        pid = wait_for_pid(pid_file)
         wrapper.send_signal(signal.SIGTERM)
+        wait_until((tmp_path / "child.pid.sigint").exists, "the child is interrupted", 30)
+        wrapper.send_signal(signal.SIGTERM)  # impatient: while dev.py waits for it to stop
         assert wrapper.wait(timeout=30) == 128 + signal.SIGTERM
-        pid = int(pid_file.read_text())
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)  # gone, not orphaned
+        assert "Traceback" not in wrapper.stderr.read()
+        assert_gone(pid)
     finally:
         if wrapper.poll() is None:
             wrapper.kill()
-        if pid_file.exists() and pid_file.read_text():
+        if pid is not None:
             with contextlib.suppress(ProcessLookupError):
-                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)

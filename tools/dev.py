@@ -10,6 +10,8 @@
     python3 tools/dev.py skeleton|learn ...    learner mode: see tools/learner.py
     python3 tools/dev.py --help                this text
 
+serve: Ctrl-C stops it and frees its port, and so does SIGINT or SIGTERM sent to dev.py alone.
+
 On Windows, write `py` for `python3`. Every command runs in .venv/ next to this repository:
 one environment with everything the tests and the site need, created on first use and
 refreshed whenever pyproject.toml changes, so nothing is installed system-wide and
@@ -158,6 +160,25 @@ def port_is_free(host: str, port: int) -> bool:
     return True
 
 
+# `mkdocs serve`, stopped by its first interrupt and deaf to any after it. Ctrl-C in a terminal
+# reaches both mkdocs and dev.py, which passes it on (see _stop); plain mkdocs takes the second
+# one in the middle of shutting down, and then says "Aborted!" and leaves its temporary copy of
+# the site behind (here, one stop in ten for the book, nearly every stop for a tiny site). An
+# inherited SIG_IGN (a serve started in the background) is left as it is.
+MKDOCS_SERVE = """\
+import signal, sys
+from mkdocs.__main__ import cli
+
+def stop(signum, frame):
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, stop)
+sys.exit(cli(["serve", *sys.argv[1:]], prog_name="mkdocs"))
+"""
+
+
 class _Terminated(BaseException):
     """SIGTERM arrived: stop the child, as KeyboardInterrupt does for Ctrl-C."""
 
@@ -167,7 +188,7 @@ def _raise_stop(signum, frame):
 
 
 def run_until_stopped(command: list, grace: float = 5.0, **options) -> int:
-    """Run ``command``; Ctrl-C or SIGTERM stops it too (freeing its port) before returning.
+    """Run ``command``; Ctrl-C, SIGINT or SIGTERM stops it too (freeing its port) before returning.
 
     The child gets ``grace`` seconds to stop on the interrupt, then is terminated.
     """
@@ -176,21 +197,37 @@ def run_until_stopped(command: list, grace: float = 5.0, **options) -> int:
     try:
         return child.wait()
     except (KeyboardInterrupt, _Terminated) as reason:
-        ctrl_c = isinstance(reason, KeyboardInterrupt)  # then the child had it too
-        if not ctrl_c:  # as Ctrl-C would: mkdocs then shuts its server down cleanly
-            child.send_signal(signal.SIGTERM if os.name == "nt" else signal.SIGINT)
+        interrupted = isinstance(reason, KeyboardInterrupt)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # stopping already, within 3 x grace
+        previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
-            child.wait(timeout=grace)
-        except subprocess.TimeoutExpired:  # it ignores interrupts: end it
-            child.terminate()
-            try:
-                child.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
-        return 130 if ctrl_c else 128 + signal.SIGTERM
+            _stop(child, grace, interrupted)
+        finally:
+            signal.signal(signal.SIGINT, previous_int)
+        return 130 if interrupted else 128 + signal.SIGTERM
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _stop(child: subprocess.Popen, grace: float, interrupted: bool) -> None:
+    # Interrupt the child as Ctrl-C does: mkdocs then shuts its server down cleanly. Ctrl-C in
+    # a terminal has interrupted it already (the whole process group gets it), but a SIGINT
+    # sent to dev.py alone has not, and the two look alike from here: send it either way
+    # (MKDOCS_SERVE makes a second one harmless). On Windows, the console's Ctrl-C reaches
+    # every process attached to it, and SIGTERM there is TerminateProcess.
+    if os.name != "nt":
+        child.send_signal(signal.SIGINT)
+    elif not interrupted:
+        child.send_signal(signal.SIGTERM)
+    try:
+        child.wait(timeout=grace)
+    except subprocess.TimeoutExpired:  # it ignores interrupts: end it
+        child.terminate()
+        try:
+            child.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
 
 
 def serve(args: list[str], env: dict) -> int:
@@ -213,7 +250,7 @@ def command_line(command: str, rest: list[str]) -> list:
     return {
         "test": [PYTHON, "-m", "pytest", *rest],
         "check": [PYTHON, "-m", "pytest", "-m", "not site", *rest],
-        "serve": [PYTHON, "-m", "mkdocs", "serve", *rest],
+        "serve": [PYTHON, "-c", MKDOCS_SERVE, *rest],
         "tangle": [*tangle, *rest],
         "sync": [*tangle, "--sync", *rest],
         "figures": [PYTHON, ROOT / "tools" / "figures.py", *rest],
