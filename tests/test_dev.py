@@ -220,6 +220,18 @@ def test_serve_reads_its_address_as_mkdocs_does():
             options.IpAddress().validate(refused)
 
 
+def test_serve_rebuilds_only_what_a_save_changed_unless_told_otherwise():
+    assert dev.command_line("serve", ["-a", "127.0.0.1:1"])[2:] == [
+        dev.MKDOCS_SERVE,
+        "--dirty",
+        "-a",
+        "127.0.0.1:1",
+    ]
+    assert dev.command_line("serve", ["--full", "-a", "127.0.0.1:1"])[3:] == ["-a", "127.0.0.1:1"]
+    for chosen in (["--dirty"], ["--strict"], ["-s"], ["--clean"], ["-c"]):
+        assert dev.command_line("serve", chosen)[3:] == chosen  # --dirty fails under --strict
+
+
 def test_serve_on_a_busy_port_says_so_at_once(capsys):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -289,11 +301,11 @@ def test_serve_retangles_a_saved_chapter_and_sigterm_frees_the_port(small_book):
         wait_until(engine.exists, "serve tangles micrograd.py")
         assert "return 42" in engine.read_text()
         chapter = small_book / "docs" / "01-one.md"
-        chapter.write_text(CHAPTER.replace("42", "43"), encoding="utf-8")
-        wait_until(lambda: "return 43" in engine.read_text(), "serve re-tangles on save")
-        wait_until(  # the woven engine page, rebuilt
-            lambda: "return 43" in fetch(port, "/engine/"), "the engine page shows the change"
-        )
+        for answer in ("return 43", "return 44"):  # a rebuild of what changed, then another
+            chapter.write_text(CHAPTER.replace("return 42", answer), encoding="utf-8")
+            wait_until(lambda a=answer: a in engine.read_text(), "serve re-tangles on save")
+            for page in ("/01-one/", "/engine/"):  # the chapter, and the woven engine page
+                wait_until(lambda a=answer, p=page: a in fetch(port, p), f"{page} shows {answer}")
         server.send_signal(signal.SIGTERM)  # to dev.py alone, as an IDE's stop button does
         assert server.wait(timeout=30) == 128 + signal.SIGTERM
         assert_stopped_cleanly(small_book, port)
