@@ -167,10 +167,11 @@ def port_is_free(host: str, port: int) -> bool:
 # Most of a full build goes to the print-site plugin's whole-book page, then to rendering every
 # page and the search index; what is left is the engine hooks, which still re-tangle, and the
 # woven engine page, which, generated, is rebuilt every time. What a dirty build leaves behind:
-# the print page holds only the pages rebuilt since serve started, and the other pages keep
-# their navigation and used-in lines until they are rebuilt themselves. mkdocs warns of that on
-# every such build, an error under --strict: --strict, and dev.py's own --full, rebuild the
-# whole site, as mkdocs does by default.
+# the print page holds only the pages rebuilt since serve started, search finds the engine
+# page once more after each save (Material's search merges a dirty build's entries by the
+# first page rebuilt), and the other pages keep their navigation and used-in lines until they
+# are rebuilt themselves. mkdocs warns of that on every such build, an error under --strict:
+# --strict, and dev.py's own --full, rebuild the whole site, as mkdocs does by default.
 QUICK = "--dirty"
 FULL = "--full"  # dev.py's, not mkdocs's: taken off the command line
 
