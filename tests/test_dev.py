@@ -53,15 +53,31 @@ def listening(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
-def test_every_command_runs_with_the_project_environment():
-    python = dev.PYTHON
-    pytest_ = [python, "-m", "pytest", *dev.PARALLEL]
-    assert dev.command_line("test", ["-x"]) == [*pytest_, "-x"]
-    assert dev.command_line("check", []) == [*pytest_, "-m", "not site"]
-    assert dev.command_line("serve", ["-a", "x:1"])[:4] == [python, "-m", "mkdocs", "serve"]
-    tangle = [python, ROOT / "tools" / "tangle.py"]
-    assert dev.command_line("tangle", ["--check"]) == [*tangle, "--check"]
-    assert dev.command_line("sync", []) == [python, ROOT / "tools" / "sync.py"]
+def needs_the_environment():
+    if not dev.environment_ready():
+        pytest.skip("needs the .venv that `python3 tools/dev.py test` sets up")
+
+
+def test_every_command_runs_something_that_is_there_with_the_project_python():
+    needs_the_environment()
+    modules = []
+    for command in dev.COMMANDS:
+        line = dev.command_line(command, ["--x"])
+        assert line[0] == dev.PYTHON and line[-1] == "--x", (command, line)
+        if line[1] == "-m":
+            modules.append(line[2])
+        elif line[1] != "-c":
+            assert Path(line[1]).is_file(), f"{command}: {line[1]} is not there"
+    find = "import importlib.util as u, sys; print([m for m in sys.argv[1:] if not u.find_spec(m)])"
+    result = subprocess.run([dev.PYTHON, "-c", find, *modules], capture_output=True, text=True)
+    assert result.stdout.strip() == "[]", f"not in {dev.VENV}: {result.stdout}{result.stderr}"
+    serve = subprocess.run(dev.command_line("serve", ["--help"]), capture_output=True, text=True)
+    assert serve.returncode == 0 and "serve [OPTIONS]" in serve.stdout, serve
+
+
+def test_the_usage_names_every_command():
+    named = re.findall(r"^ +python3 tools/dev\.py (\S+)", dev.__doc__, re.MULTILINE)
+    assert {n for name in named for n in name.split("|")} == {*dev.COMMANDS, "--help"}, named
 
 
 def test_check_leaves_out_the_site_build_and_the_browser():
@@ -144,6 +160,77 @@ def test_a_broken_venv_is_remade_and_a_failed_install_ends_in_one_line(tmp_path)
     assert not (tmp_path / ".venv" / "installed.sha256").exists()
 
 
+@pytest.fixture
+def no_setup(monkeypatch):
+    """A command line dev.py refuses must not set up .venv first."""
+    monkeypatch.setattr(dev, "ensure_environment", lambda: pytest.fail("set up .venv first"))
+
+
+def test_an_unknown_command_gets_one_line_naming_it_and_the_commands(no_setup, capsys):
+    assert dev.main(["nosuch"]) == 2
+    out, err = capsys.readouterr()
+    assert not out and err.count("\n") == 1, err
+    assert err.startswith("dev: unknown command 'nosuch': the commands are test, check, serve")
+    assert all(command in err for command in dev.COMMANDS) and "--help" in err, err
+
+
+def test_help_prints_the_usage_and_no_command_prints_it_as_an_error(no_setup, capsys):
+    for asked in ("--help", "-h", "help"):
+        assert dev.main([asked]) == 0
+        assert capsys.readouterr() == (dev.__doc__ + "\n", ""), asked
+    assert dev.main([]) == 2
+    assert capsys.readouterr() == ("", dev.__doc__ + "\n")
+
+
+@pytest.mark.parametrize(
+    ("address", "problem", "instead"),
+    [
+        ("localhost:99999", "the port must be a number from 1 to 65535", "-a localhost:8001"),
+        ("127.0.0.1:0", "the port must be a number from 1 to 65535", "-a 127.0.0.1:8001"),
+        ("127.0.0.1:http", "the port must be a number from 1 to 65535", "-a 127.0.0.1:8001"),
+        ("foo", "-a foo is not an address: give IP:PORT", "-a 127.0.0.1:8001"),
+        ("8002", "-a 8002 is not an address: give IP:PORT", "-a 127.0.0.1:8002"),
+        ("foo:8002", "'foo' is not an IP address (nor localhost)", "-a 127.0.0.1:8002"),
+    ],
+)
+def test_a_bad_serve_address_gets_one_line_saying_what_to_type(
+    address, problem, instead, no_setup, capsys
+):
+    assert dev.main(["serve", "-a", address]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"dev: -a {address}"), err
+    assert problem in err and err.endswith(f"e.g. python3 tools/dev.py serve {instead}\n"), err
+
+
+def test_serve_reads_its_address_as_mkdocs_does():
+    options = pytest.importorskip("mkdocs.config.config_options")
+    assert dev.serve_address(["--strict"]) == dev.SERVE_ADDRESS == ("127.0.0.1", 8000)
+    for args, value in [
+        (["-a", "localhost:8001"], "localhost:8001"),
+        (["--dev-addr", "0.0.0.0:8001", "--strict"], "0.0.0.0:8001"),
+        (["--dev-addr=[::1]:8001"], "[::1]:8001"),
+        (["-a127.0.0.1:8001"], "127.0.0.1:8001"),
+    ]:
+        assert dev.serve_address(args) == tuple(options.IpAddress().validate(value)), args
+    for refused in ("foo", "8001", ":8001", "foo:8001", "1.2.3:8001", "127.0.0.1:x"):
+        with pytest.raises(dev.UsageError):
+            dev.serve_address(["-a", refused])
+        with pytest.raises(options.ValidationError):  # mkdocs refuses it too, in its own words
+            options.IpAddress().validate(refused)
+
+
+def test_serve_rebuilds_only_what_a_save_changed_unless_told_otherwise():
+    assert dev.command_line("serve", ["-a", "127.0.0.1:1"])[2:] == [
+        dev.MKDOCS_SERVE,
+        "--dirty",
+        "-a",
+        "127.0.0.1:1",
+    ]
+    assert dev.command_line("serve", ["--full", "-a", "127.0.0.1:1"])[3:] == ["-a", "127.0.0.1:1"]
+    for chosen in (["--dirty"], ["--strict"], ["-s"], ["--clean"], ["-c"]):
+        assert dev.command_line("serve", chosen)[3:] == chosen  # --dirty fails under --strict
+
+
 def test_serve_on_a_busy_port_says_so_at_once(capsys):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -176,20 +263,34 @@ def _like_a_terminal_job():
 
 
 def start_serve(book: Path, port: int):
-    if not dev.environment_ready():
-        pytest.skip("needs the .venv that `python3 tools/dev.py test` sets up")
+    """dev.py serve on ``book``: mkdocs's temporary site goes into book/tmp, its log to book/log."""
+    needs_the_environment()
+    (book / "tmp").mkdir(exist_ok=True)
     command = [sys.executable, str(ROOT / "tools" / "dev.py"), "serve"]
-    return subprocess.Popen(
-        [*command, "-f", str(book / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own process group, as a terminal's foreground job
-        preexec_fn=_like_a_terminal_job,
-    )
+    with open(book / "log", "a") as log:
+        return subprocess.Popen(
+            [*command, "-f", str(book / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "TMPDIR": str(book / "tmp")},
+            start_new_session=True,  # its own process group, as a terminal's foreground job
+            preexec_fn=_like_a_terminal_job,
+        )
+
+
+def assert_stopped_cleanly(book: Path, port: int):
+    """mkdocs serve ended, as on Ctrl-C: its port free and its temporary site removed."""
+    assert dev.port_is_free("127.0.0.1", port), "mkdocs serve outlived dev.py serve"
+    log = (book / "log").read_text()
+    assert not list((book / "tmp").iterdir()), f"mkdocs serve did not clean up:\n{log}"
+    assert "Traceback" not in log and "Aborted!" not in log, log
+
+
+posix_signals = pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
 
 
 @pytest.mark.site
-@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+@posix_signals
 def test_serve_retangles_a_saved_chapter_and_sigterm_frees_the_port(small_book):
     port = free_port()
     server = start_serve(small_book, port)
@@ -199,21 +300,21 @@ def test_serve_retangles_a_saved_chapter_and_sigterm_frees_the_port(small_book):
         wait_until(engine.exists, "serve tangles micrograd.py")
         assert "return 42" in engine.read_text()
         chapter = small_book / "docs" / "01-one.md"
-        chapter.write_text(CHAPTER.replace("42", "43"), encoding="utf-8")
-        wait_until(lambda: "return 43" in engine.read_text(), "serve re-tangles on save")
-        wait_until(  # the woven engine page, rebuilt
-            lambda: "return 43" in fetch(port, "/engine/"), "the engine page shows the change"
-        )
+        for answer in ("return 43", "return 44"):  # a rebuild of what changed, then another
+            chapter.write_text(CHAPTER.replace("return 42", answer), encoding="utf-8")
+            wait_until(lambda a=answer: a in engine.read_text(), "serve re-tangles on save")
+            for page in ("/01-one/", "/engine/"):  # the chapter, and the woven engine page
+                wait_until(lambda a=answer, p=page: a in fetch(port, p), f"{page} shows {answer}")
         server.send_signal(signal.SIGTERM)  # to dev.py alone, as an IDE's stop button does
         assert server.wait(timeout=30) == 128 + signal.SIGTERM
-        assert dev.port_is_free("127.0.0.1", port), "mkdocs serve outlived dev.py serve"
+        assert_stopped_cleanly(small_book, port)
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGKILL)
 
 
 @pytest.mark.site
-@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+@posix_signals
 def test_serve_stops_on_ctrl_c_and_frees_the_port(small_book):
     port = free_port()
     server = start_serve(small_book, port)
@@ -222,7 +323,7 @@ def test_serve_stops_on_ctrl_c_and_frees_the_port(small_book):
         assert "200 OK" in fetch(port, "/")
         os.killpg(server.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
         assert server.wait(timeout=30) == 130
-        assert dev.port_is_free("127.0.0.1", port), "mkdocs serve outlived dev.py serve"
+        assert_stopped_cleanly(small_book, port)  # though mkdocs had it twice: from dev.py too
         again = start_serve(small_book, port)  # and serve starts again at once on that port
         try:
             wait_until(lambda: listening(port), "serve listens again")
@@ -234,39 +335,95 @@ def test_serve_stops_on_ctrl_c_and_frees_the_port(small_book):
             os.killpg(server.pid, signal.SIGKILL)
 
 
+@pytest.mark.site
+@posix_signals
+def test_serve_stops_on_an_interrupt_sent_to_dev_py_alone(small_book):
+    port = free_port()
+    server = start_serve(small_book, port)
+    try:
+        wait_until(lambda: listening(port), "serve listens")
+        server.send_signal(signal.SIGINT)  # as a supervisor or an editor's task runner does
+        assert server.wait(timeout=30) == 130
+        assert_stopped_cleanly(small_book, port)  # interrupted, not terminated after a while
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+
+
+def run_until_stopped(child: list, **options) -> subprocess.Popen:
+    """dev.run_until_stopped(child) in a process of its own, with half a second's grace."""
+    run = "import sys; from tools import dev; sys.exit(dev.run_until_stopped(sys.argv[1:], 0.5))"
+    return subprocess.Popen([sys.executable, "-c", run, *child], cwd=ROOT, **options)
+
+
+def wait_for_pid(pid_file: Path) -> int:
+    wait_until(lambda: pid_file.exists() and pid_file.read_text(), "the child starts", 30)
+    return int(pid_file.read_text())
+
+
+def assert_gone(pid: int):
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # gone, not orphaned
+
+
+STOPS_ON_AN_INTERRUPT = """
+import os, sys, time
+try:
+    open(sys.argv[1], "w").write(str(os.getpid()))
+    time.sleep(120)
+except KeyboardInterrupt:
+    open(sys.argv[1] + ".stop", "w").write("interrupted")
+"""
+
+
+@posix_signals
+def test_an_interrupt_sent_to_dev_py_alone_interrupts_its_child(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    child = [sys.executable, "-c", STOPS_ON_AN_INTERRUPT, str(pid_file)]
+    wrapper = run_until_stopped(child, preexec_fn=_like_a_terminal_job)
+    try:
+        pid = wait_for_pid(pid_file)
+        wrapper.send_signal(signal.SIGINT)
+        assert wrapper.wait(timeout=30) == 130
+        stop = tmp_path / "child.pid.stop"
+        assert stop.exists() and stop.read_text() == "interrupted", "terminated, not interrupted"
+        assert_gone(pid)
+    finally:
+        if wrapper.poll() is None:
+            wrapper.kill()
+
+
 IGNORES_INTERRUPTS = """
 import os, signal, sys, time
-signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGINT, lambda *_: open(sys.argv[1] + ".sigint", "w").close())
 open(sys.argv[1], "w").write(str(os.getpid()))
 time.sleep(120)
 """
 
 
-@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
-def test_sigterm_ends_a_child_that_ignores_interrupts(tmp_path):
+@posix_signals
+def test_sigterm_ends_a_child_that_ignores_interrupts_even_when_sent_again(tmp_path):
     """As `mkdocs serve` does when started in the background by a shell (SIGINT ignored)."""
     pid_file = tmp_path / "child.pid"
     child = [sys.executable, "-c", IGNORES_INTERRUPTS, str(pid_file)]
-    wrapper = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from tools import dev; sys.exit(dev.run_until_stopped(sys.argv[1:], 0.5))",
-            *child,
-        ],
-        cwd=ROOT,
+    wrapper = run_until_stopped(
+        child,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
+    pid = None
     try:
-        wait_until(lambda: pid_file.exists() and pid_file.read_text(), "the child starts", 30)
+        pid = wait_for_pid(pid_file)
         wrapper.send_signal(signal.SIGTERM)
+        wait_until((tmp_path / "child.pid.sigint").exists, "the child is interrupted", 30)
+        wrapper.send_signal(signal.SIGTERM)  # impatient: while dev.py waits for it to stop
         assert wrapper.wait(timeout=30) == 128 + signal.SIGTERM
-        pid = int(pid_file.read_text())
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)  # gone, not orphaned
+        assert "Traceback" not in wrapper.stderr.read()
+        assert_gone(pid)
     finally:
         if wrapper.poll() is None:
             wrapper.kill()
-        if pid_file.exists() and pid_file.read_text():
+        if pid is not None:
             with contextlib.suppress(ProcessLookupError):
-                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
