@@ -1,0 +1,177 @@
+"""The Run buttons in Chromium: a late fence runs those above it, output under its block,
+a broken engine fails where pytest fails, Stop ends a runaway loop, deep graphs are freed.
+
+Python runs in the page (Pyodide, from the site itself: tools/site/runtime.py); each test
+starts it once. test_every_fence.py runs every chapter's fences in the page.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.browser import (
+    PHONE,
+    assert_clean,
+    assert_loaded_locally,
+    bar,
+    box_fits,
+    chapter_page,
+    code,
+    expected_failure,
+    failure,
+    fence_with,
+    printed,
+    python_workers,
+    run,
+    states,
+)
+from tests.helpers.site import build_small_site, serve
+
+@pytest.mark.usefixtures("runtime")
+def test_a_late_fence_in_chapter_3_runs_the_fences_above_it_first(open_page, site_url):
+    page, tab = chapter_page(open_page, site_url, "03-")
+    late = fence_with(page, "x2, a2, L2 = diamond()")
+    code(tab, late["line"]).fill(late["code"] + "print(x.grad, x2.grad)\n")
+    run(tab, late["line"])
+
+    found = states(tab)
+    above = [line for line in found if line < late["line"]]
+    assert above and all(found[line] == "ran" for line in above), found
+    assert found[late["line"]] == "ran", found
+    assert all(found[line] == "idle" for line in found if line > late["line"]), found
+    assert printed(tab, late["line"]).endswith("a fresh graph gives 30.0\n30.0 30.0\n")
+    assert_loaded_locally(tab)
+    assert_clean(tab, page.name)
+
+
+@pytest.mark.usefixtures("runtime")
+def test_what_a_fence_prints_shows_under_its_output_block(open_page, tmp_path):
+    # A small site's chapter has what no real chapter needs: a fence that prints
+    # "</script>" (which must not end the page's fence data early), with its ```output
+    # block, and one that imports torch (which the page cannot run).
+    small, _ = build_small_site(tmp_path, {})
+    with serve(small) as url:
+        tab = open_page(url + "/01-a-chapter.html")
+        tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+        line = 9  # print("</script> stays inside the data"), then its ```output block
+        run(tab, line)
+        result = bar(tab, line).locator("xpath=following-sibling::div[2]")
+        assert "notebook-result" in result.get_attribute("class"), "not below the block"
+        assert (
+            result.locator("xpath=preceding-sibling::div[1]")
+            .get_attribute("class")
+            .startswith("language-output")
+        )
+        assert printed(tab, line) == "</script> stays inside the data\n"
+        assert "the same as the book's output" in result.text_content()
+
+        code(tab, line).fill('print("something else")\n')
+        run(tab, line)
+        assert printed(tab, line) == "something else\n"
+        assert "the book's output above differs" in result.text_content()
+        assert "imports torch" in tab.locator(".notebook-blocked").text_content()
+        assert_clean(tab, "the small site")
+
+
+@pytest.mark.usefixtures("runtime")
+def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
+    open_page, site_url, tmp_path
+):
+    old, new = "operand.grad += local * grad", "operand.grad = local * grad"
+    page, tab = chapter_page(open_page, site_url, "02-")
+    failing_line, error, named = expected_failure(page, tmp_path, old, new)
+    engine = fence_with(page, old)
+    assert engine["engine"]
+    last = max(int(line) for line in states(tab))
+
+    code(tab, engine["line"]).fill(engine["code"].replace(old, new))
+    run(tab, last)
+    found = states(tab)
+    assert found[failing_line] == "failed", found
+    assert all(found[line] == "ran" for line in found if line < failing_line), found
+    assert all(found[line] == "not-run" for line in found if line > failing_line), found
+    said = failure(tab, failing_line)
+    headline = re.match(rf"docs/{page.name}:(\d+): {error}", said)
+    assert headline, f"the failure should start with the chapter line and {error}: {said!r}"
+    assert int(headline[1]) == named, f"pytest names line {named}, the page {headline[1]}"
+
+    bar(tab, engine["line"]).locator(".notebook-reset").click()  # Reset, and all is well
+    assert code(tab, engine["line"]).text_content() == engine["code"]
+    run(tab, last)
+    assert set(states(tab).values()) == {"ran"}, states(tab)
+
+    assert_clean(tab, page.name)
+
+
+@pytest.mark.usefixtures("runtime")
+def test_stop_a_runaway_loop_on_a_phone_in_the_dark(open_page, site_url):
+    page, tab = chapter_page(open_page, site_url, "01-", dark=True, phone=True)
+    assert tab.evaluate("document.body.dataset.mdColorScheme") == "slate"
+    first, second = sorted(states(tab))[:2]
+    code(tab, second).fill("while True:\n    pass\n")
+    bar(tab, second).locator(".notebook-run").click()
+    tab.wait_for_selector(f'.notebook-bar[data-line="{second}"][data-state=running]')
+    assert tab.evaluate("1 + 1") == 2  # the page answers: Python runs in a worker
+    stop = bar(tab, second).locator(".notebook-stop")
+    assert stop.is_visible() and box_fits(stop, PHONE["width"])
+    [worker] = python_workers(tab)
+    with worker.expect_event("close", timeout=10_000):  # Stop ends the worker running Python
+        stop.click()
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    assert states(tab)[second] == "stopped"
+    assert python_workers(tab) == []
+
+    bar(tab, second).locator(".notebook-reset").click()
+    run(tab, second)  # a fresh Python: the fence above runs again first
+    assert states(tab)[first] == states(tab)[second] == "ran", states(tab)
+    assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    run_button = bar(tab, first).locator(".notebook-run")
+    assert box_fits(run_button, PHONE["width"])
+    colours = run_button.evaluate(
+        "b => [getComputedStyle(b).color, getComputedStyle(document.body).backgroundColor]"
+    )
+    assert colours[0] != colours[1], f"the Run button's text is the page's colour: {colours}"
+    assert_clean(tab, page.name)
+
+
+DEEP = """\
+from micrograd import Value
+
+
+def chain(length):
+    node = Value(1.0)
+    for _ in range(length):
+        node = node * 1.0
+    return node
+
+
+for length in (1_000, 100_000):
+    deep = chain(length)
+    deep = None  # freeing a deep graph must not crash the browser's Python
+    print("freed", length)
+
+
+def down(n):
+    return down(n + 1)
+
+
+try:
+    down(0)
+except RecursionError:
+    print("RecursionError")
+"""
+
+
+@pytest.mark.usefixtures("runtime")
+def test_deep_graphs_are_freed_and_runaway_recursion_is_a_recursion_error(open_page, site_url):
+    page, tab = chapter_page(open_page, site_url, "01-")
+    first = min(states(tab))
+    code(tab, first).fill(DEEP)
+    run(tab, first)
+    assert states(tab)[first] == "ran", failure(tab, first)
+    assert printed(tab, first) == "freed 1000\nfreed 100000\nRecursionError\n"
+    assert_clean(tab, page.name)
