@@ -2,6 +2,7 @@
 
     python3 tools/dev.py bench            the full run (a few minutes); writes results.json
     python3 tools/dev.py bench --quick    smaller sizes, for a check that it all works
+    python3 tools/dev.py bench --smoke    the smallest sizes, seconds (tests/test_bench.py)
 
 Run it with the project's environment (.venv, plus the `torch` extra for the PyTorch
 columns). See benchmarks/README.md for what is measured and how to read the table.
@@ -34,6 +35,7 @@ import os
 import platform
 import pstats
 import random
+import shlex
 import statistics
 import subprocess
 import sys
@@ -49,6 +51,33 @@ ORIGINAL_PACKAGE = "micrograd==0.1.0"
 APPENDIX = ROOT / "docs" / "appendix-making-it-fast.md"
 RESULTS = HERE / "results.json"
 SIZES = (2, 16, 16, 1)  # MLP(2, [16, 16, 1]): ReLU hidden layers, a linear output
+TOLERANCE = 1e-12  # ours must compute the reference's loss and gradients within this
+# The workload sizes of each kind of run. Only a full run is quoted (by the appendix);
+# --quick checks that everything works, --smoke does every workload in seconds, so that a
+# test (tests/test_bench.py) can run the whole script on every run of the suite.
+MODES = {
+    "full": {
+        "rounds": 9,
+        "points": 100,
+        "demo steps": 100,
+        "chain nodes": 1_000_000,
+        "bytes nodes": 100_000,
+    },
+    "quick": {
+        "rounds": 3,
+        "points": 100,
+        "demo steps": 10,
+        "chain nodes": 100_000,
+        "bytes nodes": 20_000,
+    },
+    "smoke": {
+        "rounds": 1,
+        "points": 20,
+        "demo steps": 2,
+        "chain nodes": 4_000,
+        "bytes nodes": 2_000,
+    },
+}
 ALPHA = 1e-4  # L2 regularisation, as in the original's demo
 
 
@@ -479,11 +508,23 @@ def serve(engine: str) -> None:
 # --- the coordinator -------------------------------------------------------------------
 
 
+ORIGINAL_PYTHON = ORIGINAL_VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+ORIGINAL_MARKER = ORIGINAL_VENV / "installed.txt"
+
+
+def original_ready() -> bool:
+    """Is benchmarks/.venv-original there, with micrograd 0.1.0 installed?"""
+    return (
+        ORIGINAL_MARKER.exists()
+        and ORIGINAL_MARKER.read_text() == ORIGINAL_PACKAGE
+        and ORIGINAL_PYTHON.exists()
+    )
+
+
 def original_python() -> Path:
     """The interpreter of benchmarks/.venv-original, created with micrograd 0.1.0 if needed."""
-    python = ORIGINAL_VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    marker = ORIGINAL_VENV / "installed.txt"
-    if not (marker.exists() and marker.read_text() == ORIGINAL_PACKAGE):
+    python, marker = ORIGINAL_PYTHON, ORIGINAL_MARKER
+    if not original_ready():
         print(f"bench: installing {ORIGINAL_PACKAGE} into {ORIGINAL_VENV}", file=sys.stderr)
         venv.create(ORIGINAL_VENV, with_pip=True, clear=True)
         subprocess.run(
@@ -507,13 +548,19 @@ class Process:
             cwd=HERE,
         )
 
-    def call(self, command: str, **arguments):
+    def send(self, command: str, **arguments):
         self.proc.stdin.write(json.dumps({"command": command, **arguments}) + "\n")
         self.proc.stdin.flush()
+
+    def receive(self, command: str):
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError(f"{self.engine} worker died during {command}")
         return json.loads(line)
+
+    def call(self, command: str, **arguments):
+        self.send(command, **arguments)
+        return self.receive(command)
 
     def close(self):
         self.proc.stdin.close()
@@ -549,13 +596,24 @@ def cell(value, reference, kind="time"):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
-    parser.add_argument("--quick", action="store_true", help="small sizes, a smoke test")
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--quick", action="store_true", help="small sizes, a check that it works")
+    kind.add_argument(
+        "--smoke", action="store_true", help="the smallest sizes: every workload in seconds"
+    )
     parser.add_argument("--rounds", type=int, default=None, help="timed steps per engine")
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help=f"never install {ORIGINAL_PACKAGE}: without {ORIGINAL_VENV.relative_to(ROOT)} "
+        "ready, leave the original out (the agreement check then uses torch scalar)",
+    )
     parser.add_argument(
         "--output",
         type=Path,
         default=None,
-        help=f"where to save the results (default: {RESULTS.relative_to(ROOT)}, full runs only)",
+        help=f"where to save the results (default: {RESULTS.relative_to(ROOT)}, only for "
+        "a full run of all four engines with our own micrograd.py)",
     )
     parser.add_argument("--variants-worker", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -566,59 +624,100 @@ def main(argv=None) -> int:
         print(json.dumps(measure_variants(args.variants_worker)))
         return 0
 
-    quick = args.quick
-    rounds = args.rounds or (3 if quick else 9)
-    demo_steps = 10 if quick else 100
-    chain_nodes = 100_000 if quick else 1_000_000
-    bytes_nodes = 20_000 if quick else 100_000
+    load_before = load_average()
+    mode = "smoke" if args.smoke else "quick" if args.quick else "full"
+    sizes = {"mode": mode, **MODES[mode]}
+    if args.rounds:
+        sizes["rounds"] = args.rounds
 
-    engines = {"original": original_python(), "ours": sys.executable}
+    engines = {}
+    if not args.offline or original_ready():  # original_python() installs it if need be
+        engines["original"] = original_python()
+    else:
+        log(f"--offline, and {ORIGINAL_VENV.relative_to(ROOT)} is not ready: no original column")
+    engines["ours"] = sys.executable
     if has_torch():
         engines |= {"torch scalar": sys.executable, "torch batched": sys.executable}
     else:
-        print("bench: torch is not installed: its columns are n/a", file=sys.stderr)
-    points, labels = two_moons()
+        log("torch is not installed: its columns are n/a (MICROGRAD_EXTRAS=torch adds it)")
+    points, labels = two_moons(sizes["points"])
     params = initial_parameters()
     workers = {name: Process(name, python) for name, python in engines.items()}
     try:
+        for w in workers.values():  # all at once: each worker imports its engine meanwhile
+            w.send("setup", params=params, points=points, labels=labels)
         for w in workers.values():
-            reply = w.call("setup", params=params, points=points, labels=labels)
+            reply = w.receive("setup")
             if "error" in reply:
                 raise RuntimeError(f"{w.engine}: {reply['error']}")
-        status, results = report(workers, rounds, demo_steps, chain_nodes, bytes_nodes, len(params))
+        status, results = report(workers, sizes, len(params))
     finally:
         for w in workers.values():
             w.close()
     log("the appendix's variants")
     variants = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--variants-worker", str(3 * rounds)],
-        capture_output=True,
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--variants-worker",
+            str(3 * sizes["rounds"]),
+        ],
+        stdout=subprocess.PIPE,  # its errors, if any, go to stderr as they happen
         text=True,
         check=True,
         cwd=ROOT,
     )
     results |= json.loads(variants.stdout)
-    output = args.output or (None if quick else RESULTS)
+    output = args.output
+    if output is None and mode == "full":
+        if set(engines) == set(ENGINES) and "BENCH_OURS" not in os.environ:
+            output = RESULTS
+        elif "BENCH_OURS" in os.environ:
+            log(f"BENCH_OURS is set: not saved in {RESULTS.relative_to(ROOT)} (--output PATH)")
+        else:
+            missing = ", ".join(sorted(set(ENGINES) - set(engines)))
+            log(
+                f"not saved in {RESULTS.relative_to(ROOT)}: the appendix needs every engine, "
+                f"and this run had no {missing} (--output PATH saves it elsewhere)"
+            )
     if output:
-        saved = {"measured_on": measured_on(), **results}
+        where = measured_on(argv if argv is not None else sys.argv[1:])
+        where["load average"] = {"before": load_before, "after": load_average()}
+        saved = {"measured_on": where, **results}
         output.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8", newline="\n")
         log(f"saved the results in {output}")
     return status
 
 
-def measured_on() -> dict:
-    """Where and when the results were measured."""
+def load_average() -> list[float] | None:
+    """The machine's 1, 5 and 15-minute load averages (None where the OS has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):  # Windows
+        return None
+
+
+def measured_on(arguments: list[str]) -> dict:
+    """Where and when the results were measured, and with what."""
     cpu = platform.processor() or platform.machine()
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.exists():
         names = [line for line in cpuinfo.read_text().splitlines() if line.startswith("model name")]
         cpu = names[0].split(":", 1)[1].strip() if names else cpu
+    try:
+        import torch
+
+        torch_version = torch.__version__
+    except ImportError:
+        torch_version = None
     return {
         "date": datetime.date.today().isoformat(),
         "python": platform.python_version(),
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores",
         "cpu": cpu,
-        "command": "python3 tools/dev.py bench",
+        "torch": torch_version,
+        "original": ORIGINAL_PACKAGE,
+        "command": shlex.join(["python3", "tools/dev.py", "bench", *arguments]),
     }
 
 
@@ -626,20 +725,26 @@ def log(message: str) -> None:
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
-def report(workers, rounds, demo_steps, chain_nodes, bytes_nodes, n_params) -> int:
+def report(workers, sizes, n_params) -> tuple[int, dict]:
+    """Run every workload on every worker; print the table and return (status, results)."""
+    rounds, demo_steps = sizes["rounds"], sizes["demo steps"]
+    chain_nodes, n_points = sizes["chain nodes"], sizes["points"]
     names = list(workers)
     results: dict[str, dict[str, float | None]] = {n: {} for n in names}
     notes = []
 
-    # Do the engines compute the same thing? Loss and gradients at the initial weights.
+    # Do the engines compute the same thing? Loss and gradients at the initial weights,
+    # against the original; in a run without it, against the same graph in PyTorch.
+    reference = next((n for n in ("original", "torch scalar") if n in workers), None)
     checks = {n: w.call("check") for n, w in workers.items()}
-    ref = checks["original"]
     lines = []
-    for n in names:
-        c = checks[n]
-        loss_diff = abs(c["loss"] - ref["loss"])
-        grad_diff = max(abs(a - b) for a, b in zip(c["grads"], ref["grads"]))
-        lines.append((n, c["loss"], loss_diff, grad_diff))
+    if reference:
+        ref = checks[reference]
+        for n in names:
+            c = checks[n]
+            loss_diff = abs(c["loss"] - ref["loss"])
+            grad_diff = max(abs(a - b) for a, b in zip(c["grads"], ref["grads"]))
+            lines.append((n, c["loss"], loss_diff, grad_diff))
 
     # (a) one training step, interleaved round by round
     log(f"two-moons step: {rounds} rounds")
@@ -691,23 +796,24 @@ def report(workers, rounds, demo_steps, chain_nodes, bytes_nodes, n_params) -> i
     # (d) memory
     log("memory")
     for n in ("original", "ours"):
-        results[n]["bytes"] = workers[n].call("node_bytes", nodes=bytes_nodes)["bytes"]
-        results[n]["graph"] = workers[n].call("graph_bytes")["bytes"]
+        if n in workers:
+            results[n]["bytes"] = workers[n].call("node_bytes", nodes=sizes["bytes nodes"])["bytes"]
+            results[n]["graph"] = workers[n].call("graph_bytes")["bytes"]
 
     # the table
-    orig = results["original"]
+    orig = results.get("original", {})
     header = ["workload", *names]
     rows = [
         ["two-moons training step, back to back"]
-        + [cell(results[n]["step"], orig["step"]) for n in names],
+        + [cell(results[n]["step"], orig.get("step")) for n in names],
         ["the same, after an untimed gc.collect()"]
-        + [cell(results[n]["step after collect"], orig["step after collect"]) for n in names],
+        + [cell(results[n]["step after collect"], orig.get("step after collect")) for n in names],
         [f"{demo_steps}-step demo training"]
-        + [cell(results[n]["demo"], orig["demo"]) for n in names],
+        + [cell(results[n]["demo"], orig.get("demo")) for n in names],
         [f"chain of {chain_nodes:,} nodes, forward + backward"]
         + [cell(results[n].get("chain"), orig.get("chain")) for n in names],
         ["bytes per chain node (tracemalloc)"]
-        + [cell(results[n].get("bytes"), orig["bytes"], "bytes") for n in names],
+        + [cell(results[n].get("bytes"), orig.get("bytes"), "bytes") for n in names],
         ["two-moons loss graph (tracemalloc)"]
         + [
             "n/a" if results[n].get("graph") is None else f"{results[n]['graph'] / 1e6:.2f} MB"
@@ -720,9 +826,13 @@ def report(workers, rounds, demo_steps, chain_nodes, bytes_nodes, n_params) -> i
         return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
 
     print(f"Python {sys.version.split()[0]}, garbage collector on, {os.cpu_count()} cores.")
-    print(f"MLP(2, [16, 16, 1]) ({n_params} parameters) on 100 two-moons points; step times")
-    print(f"interleaved over {rounds} rounds. (Nx): the original's time or memory divided by")
-    print("this engine's, so higher is better.")
+    print(f"MLP(2, [16, 16, 1]) ({n_params} parameters) on {n_points} two-moons points; step")
+    print(f"times interleaved over {rounds} rounds.", end="")
+    if orig:
+        print(" (Nx): the original's time or memory divided by")
+        print("this engine's, so higher is better.")
+    else:
+        print(" The original did not run: no (Nx) ratios.")
     print()
     print(line(header))
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
@@ -733,25 +843,36 @@ def report(workers, rounds, demo_steps, chain_nodes, bytes_nodes, n_params) -> i
         print(f"- {note}")
     print("- torch has its own allocator, which tracemalloc does not see: no memory figures.")
     print()
-    print("Same model, same data, initial weights: loss and gradients against the original")
-    for n, loss, loss_diff, grad_diff in lines:
-        print(f"  {n:14} loss {loss:.17g}  |loss diff| {loss_diff:.1e}", end="")
-        print(f"  max |grad diff| {grad_diff:.1e}")
-    ours_ok = lines[names.index("ours")][2] <= 1e-12 and lines[names.index("ours")][3] <= 1e-12
-    print(f"  ours equals the original within 1e-12: {'yes' if ours_ok else 'NO'}")
-    d0, d1 = demos["original"], demos["ours"]
-    print(
-        f"  after the {demo_steps}-step demo: original loss {d0['loss']:.6g}, accuracy "
-        f"{d0['accuracy']:.0%}; ours loss {d1['loss']:.6g}, accuracy {d1['accuracy']:.0%}; "
-        f"max |parameter diff| {max(abs(a - b) for a, b in zip(d0['params'], d1['params'])):.1e}"
-    )
-    print()
     ours = results["ours"]
+    if reference:
+        print(f"Same model, same data, initial weights: loss and gradients against {reference}")
+        for n, loss, loss_diff, grad_diff in lines:
+            print(f"  {n:14} loss {loss:.17g}  |loss diff| {loss_diff:.1e}", end="")
+            print(f"  max |grad diff| {grad_diff:.1e}")
+        _, _, ours_loss_diff, ours_grad_diff = lines[names.index("ours")]
+        ours_ok = ours_loss_diff <= TOLERANCE and ours_grad_diff <= TOLERANCE
+        print(f"  ours equals {reference} within {TOLERANCE:g}: {'yes' if ours_ok else 'NO'}")
+        d0, d1 = demos[reference], demos["ours"]
+        params_diff = (
+            max(abs(a - b) for a, b in zip(d0["params"], d1["params"])) if d0["params"] else None
+        )
+        print(
+            f"  after the {demo_steps}-step demo: {reference} loss {d0['loss']:.6g}, accuracy "
+            f"{d0['accuracy']:.0%}; ours loss {d1['loss']:.6g}, accuracy {d1['accuracy']:.0%}; "
+            f"max |parameter diff| {params_diff:.1e}"
+        )
+    else:
+        ours_ok = ours_loss_diff = ours_grad_diff = params_diff = None
+        print("Neither the original nor torch ran: nothing to check ours against.")
+    print()
     print("Targets (each step ratio: back to back / after gc.collect())")
-    ratios = [orig[k] / ours[k] for k in ("step", "step after collect")]
-    shown = " / ".join(f"1/{r:.3g}" for r in ratios)
-    print(f"  two-moons step <= 1/20 of original: {shown}  {_ok(min(ratios) >= 20)}")
-    print(f"  stretch, <= 1/50:                   {shown}  {_ok(min(ratios) >= 50)}")
+    if orig:
+        ratios = [orig[k] / ours[k] for k in ("step", "step after collect")]
+        shown = " / ".join(f"1/{r:.3g}" for r in ratios)
+        print(f"  two-moons step <= 1/20 of original: {shown}  {_ok(min(ratios) >= 20)}")
+        print(f"  stretch, <= 1/50:                   {shown}  {_ok(min(ratios) >= 50)}")
+    else:
+        print("  two-moons step <= 1/20 of original: n/a (the original did not run)")
     if "torch scalar" in results:
         vs = [results["torch scalar"][k] / ours[k] for k in ("step", "step after collect")]
         shown = " / ".join(f"{r:.3g}x" for r in vs)
@@ -762,16 +883,20 @@ def report(workers, rounds, demo_steps, chain_nodes, bytes_nodes, n_params) -> i
     saved = {
         "engines": {n: {k: _rounded(v) for k, v in results[n].items()} for n in names},
         "agreement": {
-            "max loss difference": max(line[2] for line in lines if line[0] == "ours"),
-            "max gradient difference": max(line[3] for line in lines if line[0] == "ours"),
+            "reference": reference,
+            "tolerance": TOLERANCE,
+            "max loss difference": ours_loss_diff,
+            "max gradient difference": ours_grad_diff,
+            "ours agrees": ours_ok,
             "demo": {
                 n: {"loss": demos[n]["loss"], "accuracy": demos[n]["accuracy"]} for n in names
             },
+            "demo max parameter difference": params_diff,
         },
         "notes": notes,
-        "sizes": {"rounds": rounds, "demo steps": demo_steps, "chain nodes": chain_nodes},
+        "sizes": sizes,
     }
-    return (0 if ours_ok else 1), saved
+    return (1 if ours_ok is False else 0), saved
 
 
 def _rounded(value):
