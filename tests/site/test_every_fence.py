@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import re
-from pathlib import Path
-
 import pytest
 
 from tests.helpers.browser import assert_clean, code, printed, run, states

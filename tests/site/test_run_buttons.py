@@ -7,9 +7,7 @@ starts it once. test_every_fence.py runs every chapter's fences in the page.
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
@@ -30,6 +28,7 @@ from tests.helpers.browser import (
     states,
 )
 from tests.helpers.site import build_small_site, serve
+
 
 @pytest.mark.usefixtures("runtime")
 def test_a_late_fence_in_chapter_3_runs_the_fences_above_it_first(open_page, site_url):
