@@ -17,14 +17,8 @@ SITE_SCREENSHOTS=<folder> to also save a light and a dark screenshot of every pa
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
 import re
-import shutil
-import sys
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 

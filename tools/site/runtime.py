@@ -49,6 +49,7 @@ HOW_TO_ENABLE = (
     "npm registry in reach."
 )
 
+
 class RuntimeUnavailableError(Exception):
     """The runtime cannot be had here (no npm, or npm failed): build without Run buttons."""
 

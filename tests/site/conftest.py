@@ -1,0 +1,96 @@
+"""Fixtures of the site's tests: the site, built once per session, and one browser.
+
+Every test in this folder builds, serves or opens the site, so each is marked `site`:
+`python3 tools/dev.py check` (-m "not site") leaves them out.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.site import serve
+from tools import ROOT
+from tools.site.runtime import RUNTIME_FILES
+
+HERE = Path(__file__).parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by mark
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker("site")
+
+
+def build_site(site: Path) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` into ``site``; the result also carries ``.site``."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    result.site = site
+    return result
+
+
+@pytest.fixture(scope="session")
+def site_builder():
+    """build_site itself, for a test that needs a build of its own."""
+    return build_site
+
+
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory) -> subprocess.CompletedProcess:
+    """The site, built once per session into a temporary folder."""
+    return build_site(tmp_path_factory.mktemp("site"))
+
+
+@pytest.fixture(scope="session")
+def built_site(site_build) -> Path:
+    """The folder of the built site. If the build failed, test_site_builds_strictly says why
+    (once), and every test that needs the site is skipped with a pointer to it."""
+    if site_build.returncode != 0:
+        pytest.skip("the site did not build: see the failure of test_site_builds_strictly")
+    return site_build.site
+
+
+@pytest.fixture(scope="session")
+def browser():
+    executable = shutil.which("chromium")
+    if executable is None:
+        reason = "Debian's chromium is not installed (apt-get install chromium fonts-liberation)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and {reason}", pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site):
+    """The built site, served once for the session."""
+    with serve(built_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def runtime(built_site) -> None:
+    """The built site has the Python runtime (tools/site/runtime.py could fetch it)."""
+    if not (built_site / "assets" / "pyodide" / RUNTIME_FILES[0]).exists():
+        reason = "the site was built without its Python runtime: is npm installed?"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and {reason}", pytrace=False)
+        pytest.skip(reason)

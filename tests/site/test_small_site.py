@@ -1,0 +1,67 @@
+"""A small site built with this repository's mkdocs.yml: with and without the Python runtime."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.site import build_small_site
+from tools.site.runtime import RUNTIME_FILES, RuntimeUnavailableError, runtime_tarball
+
+
+def _runtime_or_skip() -> Path:
+    try:
+        return runtime_tarball()
+    except RuntimeUnavailableError as why:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and no Python runtime for the site: {why}", pytrace=False)
+        pytest.skip(f"no Python runtime for the site: {why}")
+
+
+def test_without_npm_the_site_builds_without_run_buttons_and_says_how(tmp_path):
+    python_only = str(Path(sys.executable).parent)  # no npm there
+    assert shutil.which("npm", path=python_only) is None
+    site, log = build_small_site(
+        tmp_path, {"PATH": python_only, "MICROGRAD_CACHE": str(tmp_path / "empty-cache")}
+    )
+    said = [line for line in log.splitlines() if "Run buttons are off" in line]
+    assert len(said) == 1, log
+    assert "npm is not installed" in said[0] and "apt-get install nodejs npm" in said[0]
+    assert "notebook-fences" not in (site / "01-a-chapter.html").read_text(encoding="utf-8")
+    assert not (site / "assets" / "pyodide").exists()
+
+
+def test_with_the_runtime_pages_carry_their_fences(tmp_path):
+    # That they are the same bytes on every build: test_two_builds_give_byte_identical_pages,
+    # on the whole book's pages, which carry their fences too.
+    tarball = _runtime_or_skip()
+    first, log = build_small_site(tmp_path, {}, into="first")
+    assert "Run buttons are off" not in log
+
+    html = (first / "01-a-chapter.html").read_text(encoding="utf-8")
+    data = re.search(r'<script type="application/json" id="notebook-fences">(.*?)</script>', html)
+    assert data is not None, "no fence data in the chapter page"
+    page = json.loads(data[1])
+    assert page["chapter"].endswith("01-a-chapter.md")
+    assert [(f["line"], f["engine"]) for f in page["fences"]] == [
+        (4, True),
+        (9, False),
+        (17, False),
+    ]
+    assert [bool(f["blocked"]) for f in page["fences"]] == [False, False, True]
+    assert "notebook-fences" not in (first / "index.html").read_text(encoding="utf-8")
+
+    with tarfile.open(tarball) as archive:
+        for name in RUNTIME_FILES:
+            shipped = (first / "assets" / "pyodide" / name).read_bytes()
+            assert shipped == archive.extractfile(f"package/{name}").read(), name
+    assert sorted(p.name for p in (first / "assets" / "pyodide").iterdir()) == sorted(RUNTIME_FILES)
+    for name in ("micrograd.py", "kernel.py", "pytest.py"):
+        assert (first / "assets" / "notebook" / name).is_file(), name

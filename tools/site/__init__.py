@@ -1,0 +1,1 @@
+"""The site's tools: the mkdocs hooks (hooks.py, the one entry) and what they call."""

@@ -1,0 +1,101 @@
+"""What a chapter page's Run buttons need: its python fences, and which can run in a browser.
+
+Each chapter page carries its python fences as JSON (code, first line, engine or not,
+and why the fence cannot run in a browser, if it cannot), read through tools/chapter.py.
+docs/assets/notebook/notebook.js puts the controls on the page's python code blocks,
+which are these fences in the same order. The fences run in a Web Worker
+(docs/assets/notebook/worker.js) through tools/kernel.py, the same code that runs them
+under pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tools import relative
+from tools.chapter import Chapter, Fence
+
+# Which fences cannot run in the browser. The page has the standard library, the engine
+# and pytest.raises (tools/site/page_pytest.py), and no files, processes, network or screen.
+PAGE_MODULES = {"micrograd", "pytest"}
+NOT_IN_A_BROWSER = {
+    "subprocess", "multiprocessing", "concurrent", "pty", "signal",  # processes
+    "socket", "ssl", "http", "urllib", "ftplib", "smtplib", "webbrowser",  # the network
+    "tkinter", "turtle", "curses", "readline", "sqlite3", "venv", "ensurepip",
+}  # fmt: skip
+FILE_CALLS = {"open", "read_text", "write_text", "read_bytes", "write_bytes", "iterdir"}
+
+
+def _needs(fence: Fence) -> str | None:
+    """Why this fence cannot run in the page by itself (a module or files), or None."""
+    standard = set(sys.stdlib_module_names) - NOT_IN_A_BROWSER
+    names = fence.names
+    for module in names.imports:
+        if module.startswith("."):
+            module = "(a relative import)"
+        if module.split(".")[0] not in standard | PAGE_MODULES:
+            return f"it imports `{module}`, which the page's Python does not have"
+    files = [name for name in names.calls if name in FILE_CALLS]
+    if files:
+        return f"it reads or writes files (`{files[0]}`), and the page has none"
+    return None
+
+
+def blockers(fences: list[Fence]) -> list[str | None]:
+    """For each python fence of a chapter, why the page cannot run it, or None if it can.
+
+    A fence cannot run in the page if it imports a module other than the standard
+    library's (less NOT_IN_A_BROWSER), micrograd and pytest, or if it reads or writes
+    files. Nor can a fence that uses a name which only such a fence above it defines.
+    A fence that does not parse runs, and fails as it would under pytest.
+    """
+    reasons: list[str | None] = []
+    defined: set[str] = set()  # names that fences the page runs have bound so far
+    missing: dict[str, int] = {}  # names only a fence the page skips binds -> its line
+    for fence in fences:
+        names = fence.names
+        reason = None
+        if names.parses:
+            reason = _needs(fence)
+            lacking = sorted(names.free & missing.keys())
+            if reason is None and lacking:
+                said = ", ".join(f"`{name}`" for name in lacking)
+                reason = (
+                    f"it uses {said} from the fence at line {missing[lacking[0]] - 1}, "
+                    "which the page cannot run"
+                )
+        if reason is None:
+            defined |= names.bound
+            for name in names.bound:
+                missing.pop(name, None)
+        else:
+            for name in names.bound - defined:
+                missing.setdefault(name, fence.line)
+        reasons.append(reason)
+    return reasons
+
+
+def page_fences(path: Path) -> dict:
+    """What a chapter page's notebook needs: its python fences in order, and its name."""
+    fences = [cell.fence for cell in Chapter.read(path).cells]
+    return {
+        "chapter": relative(path),
+        "fences": [
+            {
+                "line": fence.line,  # of the first line of code
+                "code": fence.code,
+                "engine": fence.is_engine,
+                "blocked": reason,
+            }
+            for fence, reason in zip(fences, blockers(fences))
+        ],
+    }
+
+
+def fences_script(path: Path) -> str:
+    """The page's fence data as a JSON script element (the same bytes on every build)."""
+    data = json.dumps(page_fences(path), sort_keys=True, ensure_ascii=True)
+    data = data.replace("<", "\\u003c")  # no "</script>" can end it early
+    return f'<script type="application/json" id="notebook-fences">{data}</script>'

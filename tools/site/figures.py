@@ -1,0 +1,33 @@
+"""The book's figures in its pages: each figure's SVG put into the page, in place of its <img>.
+
+A chapter shows a figure as a plain Markdown image, ``![text alternative](figures/NAME.svg)``
+(tools/figures.py draws the files). Inside the page the SVG takes the page's colours, so
+it follows light and dark mode, and its text alternative becomes its label.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from tools.figures import STANDALONE_STYLE
+
+_IMG = re.compile(r'<img alt="(?P<alt>[^"]*)" src="(?P<src>(?:\.\./)*figures/[\w-]+\.svg)" />')
+
+
+def inline(svg_file: str, alt: str) -> str:
+    """A figure file as an element of a page: the page's colours, and its text alternative."""
+    svg = svg_file.strip().replace(STANDALONE_STYLE, "", 1)
+    label = html.escape(alt, quote=True)
+    return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
+
+
+def inline_figures(html_text: str, docs: Path) -> str:
+    """``html_text`` with each <img> of a figure in ``docs``/figures replaced by its SVG."""
+
+    def to_svg(match: re.Match) -> str:
+        svg = (docs / "figures" / Path(match["src"]).name).read_text(encoding="utf-8")
+        return inline(svg, html.unescape(match["alt"]))
+
+    return _IMG.sub(to_svg, html_text)
