@@ -149,6 +149,15 @@ def test_the_careless_walk_ends_at_12_or_18_and_the_topological_at_30(recordings
         ends[track.title] = recording.final[recording.names.index("x")]
         early = [recording.names[s.node] for s in recording.steps if s.waiting]
         late = [recording.names[e.operand] for s in recording.steps for e in s.edges if e.late]
+        order = [recording.names[s.node] for s in recording.steps]  # as the figure numbers
+        assert (
+            order
+            == {
+                "careless, b first": ["L", "b", "a", "x", "c"],
+                "careless, c first": ["L", "c", "a", "x", "b"],
+                "reverse topological order": ["L", "c", "b", "a", "x"],
+            }[track.title]
+        )
         if track.title.startswith("careless"):
             assert early == ["a"] and late == ["a"], (track.title, early, late)
         else:
@@ -218,12 +227,15 @@ def test_a_caption_says_what_a_step_sends_and_what_it_adds_up_to(recordings):
     [careless, _, topological] = recordings["03-careless-walk"]
     assert steps.caption(topological, 4) == (
         f"a (grad 5) sends 3 {TIMES} 5 = 15 to x (x.grad 0 {ARROW} 15) and 3 {TIMES} 5 = 15 "
-        f"to x again (x.grad 15 {ARROW} 30). Done: x.grad = 30."
+        f"to x again (x.grad 15 {ARROW} 30)."
+    )
+    assert steps.caption(topological, 5) == (
+        "x is a leaf: it has nothing to send, and its gradient, 30, is final. Done: x.grad = 30."
     )
     assert "runs too early, before c has sent its share" in steps.caption(careless, 3)
-    assert f"(a.grad 2 {ARROW} 5, too late: a has already run)" in steps.caption(careless, 4)
+    assert f"(a.grad 2 {ARROW} 5, too late: a has already run)" in steps.caption(careless, 5)
     first = steps.captions(recordings["03-careless-walk"], 3)
-    assert first[0] == "Step 3 of 4:" and first[1].startswith("careless, b first: a (grad 2)")
+    assert first[0] == "Step 3 of 5:" and first[1].startswith("careless, b first: a (grad 2)")
 
 
 # --- the table under each stepped figure, in its chapter -----------------------------------

@@ -298,7 +298,7 @@ def careless_walk_steps(ns):
     ):
         x, a, root = ns["diamond"]()
         names = {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
-        recording = steps.record(root, names, walk=walk)
+        recording = steps.record(root, names, walk=walk, leaves=True)  # as the figure numbers
         shown = set(names.values())  # the constants are not drawn
         drawn = {i: f"{name}{k}" for i, name in enumerate(recording.names) if name in shown}
         texts = ((f"cluster_{k}", "x.grad = ", "x"),)

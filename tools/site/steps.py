@@ -105,13 +105,17 @@ def replayed(walk: Callable, root) -> list:
     return [nodes[position[node]] for node in walk(copy)]
 
 
-def record(root, names: Mapping | None = None, *, walk: Callable | None = None) -> Recording:
+def record(
+    root, names: Mapping | None = None, *, walk: Callable | None = None, leaves: bool = False
+) -> Recording:
     """Run backward on ``root``'s graph one node at a time and write down every step.
 
     ``names`` maps nodes to what the reader calls them (others get ``label``). Without
     ``walk`` the order is the engine's, reversed ``topo()``; with it, the order in which
     ``walk(root)`` (run on a copy) calls ``_backward()``. Leaves are not steps: their
-    ``_backward()`` has no edge to send along, and ``backward()`` skips them."""
+    ``_backward()`` has no edge to send along, and ``backward()`` skips them. With
+    ``leaves``, a named leaf is a step too, where the order reaches it, with no edges: for
+    a figure that numbers every node it draws in the order a walk reaches it."""
     names = names or {}
     nodes = root.topo()
     if any(node._local is None for node in nodes):
@@ -128,7 +132,7 @@ def record(root, names: Mapping | None = None, *, walk: Callable | None = None) 
     ran: set[int] = set()
     steps = []
     for node in order:
-        if not node._prev:
+        if not node._prev and not (leaves and node in names):
             continue
         i, grad = index[node], node.grad
         waiting = tuple(sorted(consumers[i] - ran))
@@ -139,7 +143,8 @@ def record(root, names: Mapping | None = None, *, walk: Callable | None = None) 
             sent = local * grad
             holds[j] = before + sent
             edges.append(Edge(j, local, sent, before, holds[j], j in ran))
-        node._backward()  # the engine's own step
+        if node._prev or walk is not None:  # backward() skips leaves; a walk may not
+            node._backward()  # the engine's own step
         for j, expected in holds.items():
             got = nodes[j].grad
             if got != expected and not (got != got and expected != expected):  # nan is nan
@@ -148,7 +153,8 @@ def record(root, names: Mapping | None = None, *, walk: Callable | None = None) 
                     f"{names.get(nodes[j]) or label(nodes[j])}.grad = {got!r}, "
                     f"not {expected!r} (its gradient + local * grad, edge by edge)"
                 )
-        node._local = None  # spent, as backward() leaves it
+        if node._prev:
+            node._local = None  # spent, as backward() leaves it
         ran.add(i)
         steps.append(Step(i, grad, tuple(edges), waiting))
     called = tuple(names.get(node) or label(node) for node in nodes)
@@ -229,6 +235,12 @@ def caption(track: Track, position: int) -> str:
     if position > len(steps):
         return f"Done after step {len(steps)}" + (f": {results}." if results else ".")
     step = steps[position - 1]
+    if not step.edges:
+        said = (
+            f"{recording.names[step.node]} is a leaf: it has nothing to send, and its "
+            f"gradient, {number(step.grad)}, is final."
+        )
+        return f"{said} Done: {results}." if position == len(steps) and results else said
     node = f"{recording.names[step.node]} (grad {number(step.grad)})"
     if step.waiting:
         node += f" runs too early, before {_waited(recording, step)} has sent its share, and"
@@ -259,7 +271,8 @@ def table(tracks: Sequence[Track]) -> str:
             ends = ", ".join(f"{names[i]}.grad ends at {number(final[i])}" for i in track.result)
             parts.append(f"**{track.title}**" + (f" ({ends})" if ends else "") + "\n")
         parts += [
-            f"`{names[recording.root]}.grad = 1`, then each row is one node's `_backward()`:\n",
+            f"`{names[recording.root]}.grad = 1`, then row by row each node sends its gradient "
+            "on to its operands (its `_backward()`):\n",
             f"| step | node | its grad | sends (local {TIMES} grad) "
             f"| gradients (before {ARROW} after) |",
             "|---:|---|---:|---|---|",
@@ -280,6 +293,8 @@ def table(tracks: Sequence[Track]) -> str:
             after = "; ".join(
                 f"{names[i]}: " + f" {ARROW} ".join(chain) for i, chain in chains.items()
             )
+            if not step.edges:
+                node, sends, after = f"{node} (a leaf)", "nothing", f"{node}: {grad}, final"
             row = [str(k), node, grad, sends, after]
             parts.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
         parts[-1] += "\n"
@@ -326,3 +341,19 @@ def page_script(name: str, tracks: Sequence[Track]) -> str:
     data = json.dumps(page_data(name, tracks), sort_keys=True, ensure_ascii=True)
     data = data.replace("<", "\\u003c")  # no "</script>" can end it early
     return f'<script type="application/json" data-steps="{name}">{data}</script>'
+
+
+def with_steps(html: str, recordings: Mapping[str, Sequence[Track]]) -> tuple[str, list[str]]:
+    """A page's HTML with each recorded figure's data (``page_script``) right after the
+    figure's inline SVG, found by its Graphviz graph's id; and the names not found."""
+    missing = []
+    for name, tracks in recordings.items():
+        graph = html.find(f'id="{name}-graph0"')
+        start = html.rfind("<svg", 0, graph)
+        end = html.find("</svg>", graph)
+        if min(graph, start, end) < 0:
+            missing.append(name)
+            continue
+        end += len("</svg>")
+        html = html[:end] + page_script(name, tracks) + html[end:]
+    return html, missing
