@@ -580,3 +580,15 @@ def test_stepping_on_a_phone_fits_the_screen_in_light_and_dark(open_page, site_u
     stroke, background, text = colours
     assert stroke not in (background, text), f"the lit box is not set apart: {colours}"
     assert_clean(tab, f"chapter 3's step-through on a phone ({'dark' if dark else 'light'})")
+
+
+def test_on_a_phone_the_figure_scrolls_sideways_to_the_lit_box(open_page, site_url):
+    tab, region = stepped(open_page, site_url + "/05-neuron-layer-mlp.html", "05-dot", phone=True)
+    region.locator(".steps-start").click()
+    region.locator(".steps-next").click()
+    scrolled = tab.evaluate("window.scrollY")
+    region.locator(".steps-next").click()  # the dot node is done: only the long way is lit
+    lit = region.locator("g.steps-active").bounding_box()
+    assert lit["x"] >= 0 and lit["x"] + lit["width"] <= PHONE["width"], f"out of sight: {lit}"
+    assert tab.evaluate("window.scrollY") == scrolled, "the page moved, not just the figure"
+    assert_clean(tab, "chapter 5's step-through on a phone")

@@ -35,7 +35,8 @@
       }
       this.position = null; // null: as drawn, nothing lit
       this.timer = null;
-      this.build(svg.parentElement.matches("p") ? svg.parentElement : svg);
+      this.figure = svg.parentElement.matches("p") ? svg.parentElement : svg;
+      this.build(this.figure);
       this.show();
     }
 
@@ -72,7 +73,7 @@
         return b;
       };
       this.startButton = button("start", "|◀ Start", "Back to the start (Home)", () => this.go(0));
-      this.backButton = button("back", "◀ Back", "One step back (←)", () => this.go(this.at() - 1));
+      this.backButton = button("back", "◀ Back", "One step back (←)", () => this.back());
       this.playButton = button("play", "▶ Play", "Play the steps (Space)", () => this.toggle());
       this.nextButton = button("next", "Next ▶", "One step forward (→)", () => this.go(this.at() + 1));
       this.endButton = button("end", "End ▶|", "To the last step (End)", () => this.go(this.data.steps));
@@ -84,14 +85,19 @@
     }
 
     at() {
-      return this.position === null ? -1 : this.position;
+      return this.position === null ? -1 : this.position; // as drawn: Next goes to the start
+    }
+
+    back() {
+      // As drawn, the figure shows the end: one step back is the step before the last.
+      this.go(this.position === null ? this.data.steps - 1 : this.position - 1);
     }
 
     key(event) {
       if (event.altKey || event.ctrlKey || event.metaKey) return;
       const onButton = event.target.closest("button");
       const acts = {
-        ArrowLeft: () => this.go(this.position === null ? this.data.steps - 1 : this.position - 1),
+        ArrowLeft: () => this.back(),
         ArrowRight: () => this.go(this.at() + 1),
         Home: () => this.go(0),
         End: () => this.go(this.data.steps),
@@ -154,9 +160,21 @@
           ];
       this.caption.replaceChildren(...lines.map((line) => element("span", "steps-line", line)));
       this.region.dataset.position = this.position === null ? "" : String(this.position);
+      this.reveal();
       const at = this.position;
       this.startButton.disabled = this.backButton.disabled = at === 0;
       this.nextButton.disabled = this.endButton.disabled = at === this.data.steps;
+    }
+
+    // On a narrow screen the figure scrolls sideways in its paragraph: if no lit node is
+    // in sight, bring the first into the middle (sideways only: the page does not move).
+    reveal() {
+      const box = this.figure, view = box.getBoundingClientRect();
+      if (box.scrollWidth <= box.clientWidth) return;
+      const lit = [...this.svg.querySelectorAll("g.steps-active")].map((g) => g.getBoundingClientRect());
+      if (!lit.length || lit.some((r) => r.left >= view.left && r.right <= view.right)) return;
+      const middle = (lit[0].left + lit[0].right) / 2 - (view.left + view.right) / 2;
+      box.scrollTo({ left: box.scrollLeft + middle, behavior: "instant" });
     }
   }
 
