@@ -17,7 +17,10 @@ both are inputs); tying each number to code by name would close that, at the cos
 markup in the Markdown, which readers would see.
 
 Not checked (each for a stated reason, see NOT_RESULTS): code spans and link targets
-(code, not claims), numbered headings, chapter references, version numbers and years.
+(code, not claims), numbered headings, chapter references, version numbers and years; nor
+the blocks a tool writes into a chapter, such as the table of a figure's steps (they are not
+prose: tools/chapter.py leaves them out, and tests/test_steps.py compares each with what
+its tool writes now, as an output block is compared with what its fence prints).
 """
 
 from __future__ import annotations

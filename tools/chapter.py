@@ -11,7 +11,9 @@ markdown-it-py. From that one parse come:
   below it (if any), the section it sits in, and its name in that section
   (``five-fields[2]``, ``five-fields[engine-1]``), which is its test id;
 * its engine fences, the ones titled ``micrograd.py`` (``is_engine``);
-* its prose blocks, for the prose check;
+* its generated blocks (``Generated``): text a tool writes between two HTML comments,
+  such as the table of a figure's steps under it, checked like an output block;
+* its prose blocks, for the prose check (generated blocks are not prose);
 * and, per fence, the names it binds and uses (``Names``), from one walk of its syntax tree.
 
 Tangle, sync, the notebook runner, learner mode, the figures, the site's hooks and the
@@ -37,6 +39,10 @@ from tools import ENGINE
 
 PYTHON_LANGS = ("python", "py", "python3")  # the first words pytest-markdown-docs runs
 OUTPUT = "output"  # the info string of a fence that holds what the python fence above printed
+# A block written by a tool, in a chapter: the steps of a figure's backward pass as a table,
+# between these two comments (tools/figures.py writes it, tests/test_steps.py checks it).
+GENERATED_OPEN = re.compile(r"<!-- steps of figures/(?P<name>[\w-]+)\.svg\b.*-->")
+GENERATED_CLOSE = "<!-- end of steps -->"
 _TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))""")
 
 
@@ -119,6 +125,16 @@ class Cell:
         anchor = self.section.anchor if self.section else "top"
         kind = "engine-" if self.fence.is_engine else ""
         return f"{anchor}[{kind}{self.place}]"
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A block a tool wrote into the chapter, between GENERATED_OPEN and GENERATED_CLOSE."""
+
+    name: str  # what it is of: the figure's name
+    line: int  # 1-based line of the opening comment
+    end: int  # 1-based line of the closing comment (0: there is none)
+    text: str  # the lines between the two comments, as written
 
 
 @dataclass(frozen=True)
@@ -296,14 +312,41 @@ class Chapter:
         return [f.line - 1 for f in self.fences if f.is_output and f.line not in paired]
 
     @functools.cached_property
+    def generated(self) -> list[Generated]:
+        """The blocks tools wrote, in order. One without its closing comment has ``end`` 0
+        and runs to the end of the chapter."""
+        found, lines = [], self.lines
+        opened = None
+        for token in _tokens(self.text):
+            if token.type != "html_block" or not token.map:
+                continue
+            content = token.content.strip()
+            match = GENERATED_OPEN.fullmatch(content)
+            if match and opened is None:
+                opened = (match["name"], token.map[0] + 1, token.map[1])
+            elif content == GENERATED_CLOSE and opened is not None:
+                name, line, after = opened
+                text = "".join(f"{text}\n" for text in lines[after : token.map[0]])
+                found.append(Generated(name, line, token.map[0] + 1, text))
+                opened = None
+        if opened is not None:
+            name, line, after = opened
+            found.append(Generated(name, line, 0, "".join(f"{t}\n" for t in lines[after:])))
+        return found
+
+    @functools.cached_property
     def prose(self) -> list[tuple[int, str]]:
         """Each block of prose (paragraph, list item, table cell row, heading) as its first
-        line (1-based) and its source lines."""
+        line (1-based) and its source lines. Generated blocks are not prose: a tool wrote
+        them, and their check compares them with what the tool writes now."""
         lines = self.lines
+        written = [range(g.line, g.end or len(lines) + 1) for g in self.generated]
         return [
             (token.map[0] + 1, "\n".join(lines[token.map[0] : token.map[1]]))
             for token in _tokens(self.text)
-            if token.type == "inline" and token.map
+            if token.type == "inline"
+            and token.map
+            and not any(token.map[0] + 1 in span for span in written)
         ]
 
 

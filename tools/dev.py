@@ -5,7 +5,7 @@
     python3 tools/dev.py serve [mkdocs args]   the book on http://127.0.0.1:8000, re-tangled on save
     python3 tools/dev.py tangle [args]         chapters -> micrograd.py (--check, --force)
     python3 tools/dev.py sync                  chapters <-> micrograd.py, whichever side changed
-    python3 tools/dev.py figures [--check]     redraw the figures (docs/figures) from the chapters
+    python3 tools/dev.py figures [--check]     redraw the figures (docs/figures) and step tables
     python3 tools/dev.py bench [args]          time the engines: see benchmarks/README.md
     python3 tools/dev.py skeleton|learn ...    learner mode: see tools/learner.py
     python3 tools/dev.py --help                this text

@@ -9,17 +9,25 @@ fails if a committed file differs. ``drawn()`` draws them; tools/redraw.py is th
 (`python3 tools/dev.py figures`), and tools/site/figures.py puts each figure's SVG into the
 page itself, so that its lines and text take the page's colour in light and dark mode; as
 a file, the SVG carries its own colours for a light or dark reader.
+
+Some figures are also stepped through: a function registered with ``steps_of`` records the
+backward pass of the figure's graph one node at a time, with the real engine, from the same
+namespace (tools/site/steps.py), and says which box of the figure is which node. The page
+gets step controls from it; the chapter gets, under the figure, a folded table of the same
+steps (``steps_block``, put in place by ``with_step_tables``), which tests/test_steps.py
+checks and `python3 tools/dev.py figures` rewrites.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tools import DOCS, pictures
-from tools.chapter import Chapter
+from tools.chapter import GENERATED_CLOSE, Chapter
+from tools.site import steps
 
 FOLDER = DOCS / "figures"
 # As a standalone file (GitHub, VS Code), the drawing's "current colour" is this, or the
@@ -35,6 +43,7 @@ class Figure:
     name: str  # the file is docs/figures/<name>.svg
     chapter: str  # the chapter whose namespace it is drawn from, e.g. "03-backward.md"
     draw: Callable[[dict], str]  # namespace -> inline SVG (tools.pictures)
+    steps: Callable[[dict], list[steps.Track]] | None = None  # namespace -> its step-through
 
     @property
     def path(self) -> Path:
@@ -50,6 +59,17 @@ def figure(chapter: str, name: str):
     def register(draw):
         FIGURES[name] = Figure(name, chapter, draw)
         return draw
+
+    return register
+
+
+def steps_of(name: str):
+    """Register ``record(namespace) -> [Track, ...]`` as the step-through of figure ``name``
+    (registered above it): the tracks the figure's step controls play side by side."""
+
+    def register(record):
+        FIGURES[name] = replace(FIGURES[name], steps=record)
+        return record
 
     return register
 
@@ -93,6 +113,44 @@ def saved_locals(root) -> dict:
     return {node: node._local for node in root.topo()}
 
 
+def track(
+    figure: str,
+    recording: steps.Recording,
+    dot_names: dict[int, str],
+    *,
+    title: str = "",
+    readouts: dict[int, str] | None = None,
+    texts: tuple[tuple[str, str, str], ...] = (),
+    result: tuple[str, ...] = (),
+    one_arrow: bool = False,
+) -> steps.Track:
+    """How ``figure`` shows ``recording``: node i is the DOT node ``dot_names[i]`` (nodes
+    not in it are not drawn), and each edge is the figure's arrow between those two nodes
+    (the k-th arrow for the k-th edge, or with ``one_arrow`` the only one). ``readouts``:
+    node i's box has a line ``prefix`` + its gradient; ``texts``: (a DOT cluster, prefix,
+    a node's name) for a gradient in a cluster's title. ``result``: names of the nodes
+    whose final gradients the last step states. Ids are tools/pictures.py's."""
+    index = {name: i for i, name in enumerate(recording.names)}
+    boxes = {i: f"{figure}-node-{dot}" for i, dot in dot_names.items()}
+    edges = {}
+    for step in recording.steps:
+        seen: dict[int, int] = {}
+        for edge in step.edges:
+            k = seen[edge.operand] = seen.get(edge.operand, 0) + 1
+            ends = (dot_names.get(edge.operand), dot_names.get(step.node))
+            if None not in ends:
+                again = f"-{k}" if k > 1 and not one_arrow else ""
+                edges[edge.operand, step.node, k] = f"{figure}-edge-{ends[0]}-{ends[1]}{again}"
+    shown = [steps.Readout(boxes[i], prefix, i) for i, prefix in (readouts or {}).items()]
+    shown += [
+        steps.Readout(f"{figure}-cluster-{cluster}", prefix, index[name])
+        for cluster, prefix, name in texts
+    ]
+    return steps.Track(
+        recording, title, boxes, edges, tuple(shown), tuple(index[name] for name in result)
+    )
+
+
 def _diamond(x_value=3.0):
     from micrograd import Value
 
@@ -125,6 +183,24 @@ def chain_rule_by_hand(ns):
   c -> L [label="dL/dc = 1"];
 }}"""
     return pictures.svg_from_dot(dot)
+
+
+@steps_of("01-diamond")
+def chain_rule_by_the_engine(ns):
+    """The same diamond built from Values at the chapter's x, run backward step by step."""
+    nodes = _diamond(ns["x"])
+    recording = steps.record(nodes["L"], _names(nodes))
+    drawn = {i: name for i, name in enumerate(recording.names) if name in nodes}
+    return [
+        track(
+            "01-diamond",
+            recording,
+            drawn,
+            readouts={i: f"dL/d{name} = " for i, name in drawn.items()},
+            result=("x",),
+            one_arrow=True,  # the figure draws x -> a once, with 2x: the engine's two edges
+        )
+    ]
 
 
 @figure("02-the-value-atom.md", "02-square")
@@ -172,18 +248,64 @@ def careless_walk(ns):
     return pictures.svg_from_dot("\n".join([*lines, "}"]))
 
 
-@figure("04-a-scalar-neuron.md", "04-neuron")
-def scalar_neuron(ns):
+def _neuron(ns):
+    """The chapter's neuron and its loss, built afresh from its numbers; and its names."""
     from micrograd import Value
 
     w, x, b, y = (Value(ns[name].data) for name in "wxby")  # the chapter's fixture
     prediction = w * x + b
     residual = prediction - y
     loss = residual**2
+    names = {w: "w", x: "x", b: "b", y: "y", prediction: "p", residual: "r", loss: "L"}
+    return loss, names
+
+
+@figure("04-a-scalar-neuron.md", "04-neuron")
+def scalar_neuron(ns):
+    loss, names = _neuron(ns)
     local = saved_locals(loss)
     loss.backward()
-    names = {w: "w", x: "x", b: "b", y: "y", prediction: "p", residual: "r", loss: "L"}
     return graph(loss, names, locals_=local)
+
+
+@steps_of("04-neuron")
+def scalar_neuron_steps(ns):
+    loss, names = _neuron(ns)
+    product = loss._prev[0]._prev[0]._prev[0]  # L = r**2, r = p - y, p = w*x + b
+    recording = steps.record(loss, {**names, product: "w·x"})
+    every = dict(enumerate(f"n{i}" for i in range(len(recording.names))))  # graph_dot's
+    return [
+        track(
+            "04-neuron",
+            recording,
+            every,
+            readouts={i: "grad " for i, node in enumerate(loss.topo()) if node._op != "const"},
+            result=("w", "b", "x", "y"),
+        )
+    ]
+
+
+@steps_of("03-careless-walk")
+def careless_walk_steps(ns):
+    """The figure's three walks, each recorded on a diamond of its own, side by side."""
+    tracks = []
+    for k, (title, walk) in enumerate(
+        [
+            ("careless, b first", lambda root: ns["careless_backward"](root)),
+            ("careless, c first", lambda root: ns["careless_backward"](root, False)),
+            ("reverse topological order", None),
+        ]
+    ):
+        x, a, root = ns["diamond"]()
+        names = {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
+        recording = steps.record(root, names, walk=walk, leaves=True)  # as the figure numbers
+        shown = set(names.values())  # the constants are not drawn
+        drawn = {i: f"{name}{k}" for i, name in enumerate(recording.names) if name in shown}
+        texts = ((f"cluster_{k}", "x.grad = ", "x"),)
+        tracks.append(
+            track("03-careless-walk", recording, drawn, title=title, texts=texts, result=("x",))
+        )
+    return tracks
 
 
 def side_by_side(graphs: list[tuple[str, str]], rankdir: str = "LR") -> str:
@@ -227,6 +349,36 @@ def one_node_per_neuron(ns):
             rankdir="TB",
         )
     )
+
+
+@steps_of("05-dot")
+def one_node_per_neuron_steps(ns):
+    """Both graphs of the figure, built afresh from the chapter's numbers, stepped together:
+    the dot node sends all seven contributions in one step, the long way takes six."""
+    from micrograd import Value
+
+    def leaves():  # the chapter's numbers, in fresh leaves, and their names
+        w, x = ([Value(v.data) for v in ns[name]] for name in "wx")
+        b = Value(ns["b"].data)
+        named = {v: f"{n}{i}" for n, vs in (("w", w), ("x", x)) for i, v in enumerate(vs)}
+        return w, x, b, {b: "b", **named}
+
+    w, x, b, names = leaves()
+    fused = ns["dot"](w, x, b)
+    graphs = [("one dot node", fused, {**names, fused: "dot"})]
+    w, x, b, names = leaves()
+    total = b
+    for i, (wi, xi) in enumerate(zip(w, x)):  # b + w[0] * x[0] + ..., as the chapter adds
+        product = wi * xi
+        total = total + product
+        names |= {product: f"w{i}·x{i}", total: f"s{i + 1}"}
+    graphs.append(("the long way", total, names))
+    tracks = []
+    for k, (title, root, called) in enumerate(graphs):
+        recording = steps.record(root, called)
+        every = {i: f"g{k}n{i}" for i in range(len(recording.names))}
+        tracks.append(track("05-dot", recording, every, title=title))
+    return tracks
 
 
 @figure("05-neuron-layer-mlp.md", "05-loss")
@@ -427,16 +579,12 @@ def shown_at(figure: Figure) -> int:
     return found[0]
 
 
-def drawn(names: list[str] | None = None) -> dict[str, str]:
-    """name -> the text its file should hold, for the given figures (default: all).
-
-    A figure is drawn from its chapter's namespace as it stands where the chapter shows
-    the figure: the fences above it have run, the ones below (exercises that reuse a name,
+def namespaces(figures: list[Figure]) -> Iterator[tuple[Figure, dict]]:
+    """Each figure with its chapter's namespace as it stands where the chapter shows the
+    figure: the fences above it have run, the ones below (exercises that reuse a name,
     say) have not. One run of each chapter serves all of its figures."""
     from tools.notebook import Notebook
 
-    figures = sorted((FIGURES[n] for n in (names or FIGURES)), key=lambda f: f.chapter)
-    result = {}
     for chapter in sorted({f.chapter for f in figures}):
         book = Notebook(DOCS / chapter)
         for figure in sorted((f for f in figures if f.chapter == chapter), key=shown_at):
@@ -444,5 +592,83 @@ def drawn(names: list[str] | None = None) -> dict[str, str]:
             book.run_until(sum(1 for cell in book.cells if cell.line < line))
             if book.failure:
                 raise RuntimeError(f"cannot draw {figure.name}: {book.failure}")
-            result[figure.name] = standalone(figure.draw(book.namespace), figure.name)
-    return result
+            yield figure, book.namespace
+
+
+def drawn(names: list[str] | None = None) -> dict[str, str]:
+    """name -> the text its file should hold, for the given figures (default: all)."""
+    figures = [FIGURES[n] for n in (names or FIGURES)]
+    return {f.name: standalone(f.draw(ns), f.name) for f, ns in namespaces(figures)}
+
+
+def recorded(names: list[str] | None = None) -> dict[str, list[steps.Track]]:
+    """name -> its step-through, for the given figures that have one (default: all)."""
+    figures = [FIGURES[n] for n in (names or FIGURES) if FIGURES[n].steps]
+    return {f.name: f.steps(ns) for f, ns in namespaces(figures)}
+
+
+def stepped_in(chapter: str) -> list[str]:
+    """The figures of ``chapter`` (a file name in docs/) that have a step-through."""
+    return [name for name, f in FIGURES.items() if f.chapter == chapter and f.steps]
+
+
+# --- the steps of a figure as a table in its chapter ------------------------------------
+
+STEPS_SUMMARY = "Figure {number}, step by step: the table of its backward pass"
+
+
+def steps_block(tracks: list[steps.Track]) -> str:
+    """What goes between a figure's two step comments in its chapter (blank lines round)."""
+    return "\n" + steps.table(tracks) + "\n"
+
+
+def steps_opening(name: str) -> str:
+    return (
+        f"<!-- steps of figures/{name}.svg: written by `python3 tools/dev.py figures`, "
+        "do not edit -->"
+    )
+
+
+def with_step_tables(path: Path, tables: dict[str, str]) -> str:
+    """The chapter's text with each figure's steps block made ``tables[name]`` (from
+    ``steps_block``). A figure that has none yet gets one, folded, after the paragraph
+    below the figure (its caption); a block of a figure not in ``tables`` is left alone."""
+    chapter = Chapter.read(path)
+    lines = chapter.text.splitlines(keepends=True)
+    have = {block.name: block for block in chapter.generated}
+    edits = []  # (first line, last line, 0-based and inclusive/exclusive, new lines)
+    for name, text in tables.items():
+        block = have.get(name)
+        if block is not None and block.end:
+            edits.append((block.line, block.end - 1, text.splitlines(keepends=True)))
+            continue
+        figure = FIGURES[name]
+        at = shown_at(figure)  # 1-based line of the image; the caption paragraph after it
+        after = at
+        if (
+            after + 1 < len(lines)
+            and lines[after].strip() == ""
+            and lines[after + 1].startswith("*")
+        ):
+            after += 1
+            while after < len(lines) and lines[after].strip():
+                after += 1
+        number = re.match(r"\*Figure (\d+)\.", lines[at + 1]) if at + 1 < len(lines) else None
+        summary = STEPS_SUMMARY.format(number=number[1] if number else "").replace(
+            "Figure , ", "The figure, "
+        )
+        new = [
+            "\n",
+            '<details markdown="1">\n',
+            f"<summary>{summary}</summary>\n",
+            "\n",
+            steps_opening(name) + "\n",
+            *text.splitlines(keepends=True),
+            GENERATED_CLOSE + "\n",
+            "\n",
+            "</details>\n",
+        ]
+        edits.append((after, after, new))
+    for first, last, new in sorted(edits, key=lambda edit: -edit[0]):
+        lines[first:last] = new
+    return "".join(lines)

@@ -1,7 +1,8 @@
 """Drawing primitives for the book's figures (tools/figures.py): each returns inline SVG.
 
 * ``svg_from_dot(dot_text)``: lay out a Graphviz DOT graph with the ``graphviz-pure``
-  binary installed in this Python's environment (no system Graphviz needed).
+  binary installed in this Python's environment (no system Graphviz needed); each box,
+  arrow and cluster's group has an id made of its DOT names (``node-n3``, ``edge-n0-n1``).
 * ``plot_svg(draw, *, name, size)``: whatever matplotlib draws on a fresh Axes; ``name``
   salts the SVG's ids so that redrawing gives the same bytes.
 * ``line_plot_svg(curves, *, name, ...)``: one line per named curve, against the step.
@@ -17,6 +18,7 @@ fit the text column.
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import subprocess
@@ -65,8 +67,33 @@ def svg_from_dot(dot_text: str) -> str:
     if result.returncode != 0:
         raise ValueError(f"graphviz-pure could not draw this graph:\n{result.stderr}")
     svg = re.sub(r'(fill|stroke)="black"', r'\1="currentColor"', result.stdout)
+    svg = _ids_from_names(svg)
     svg = re.sub(r"<title>.*?</title>\n?", "", svg)  # "n0->n1" tooltips mean nothing to a reader
     return _inline(svg)
+
+
+_GROUP = re.compile(
+    r'<g id="(?:node|edge|clust)\d+" class="(?P<kind>node|edge|cluster)">\n'
+    r"<title>(?P<name>.*?)</title>"
+)
+
+
+def _ids_from_names(svg: str) -> str:
+    """Give each node, edge and cluster of a Graphviz SVG an id made of its DOT names
+    (``node-a0``, ``edge-x0-a0``, a second arrow between the same two ``edge-x0-a0-2``,
+    ``cluster-cluster_0``) instead of Graphviz's count (``node3``), so that a page can find
+    the box of a node it knows (tools/site/steps.py)."""
+    taken: dict[str, int] = {}
+
+    def named(match: re.Match) -> str:
+        name = re.sub(r"[^\w-]", "_", html.unescape(match["name"]).replace("->", "-"))
+        found = f"{match['kind']}-{name}"
+        taken[found] = taken.get(found, 0) + 1
+        if taken[found] > 1:
+            found += f"-{taken[found]}"
+        return f'<g id="{found}" class="{match["kind"]}">\n<title>{match["name"]}</title>'
+
+    return _GROUP.sub(named, svg)
 
 
 def plot_svg(draw: Callable, *, name: str, size: tuple[float, float] = (6.0, 3.5)) -> str:

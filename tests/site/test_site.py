@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import html as html_text
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -395,6 +396,24 @@ def test_print_styles_keep_code_indentation_and_hide_buttons(built_site):
         f"{PRINT_PAGE}'s stylesheets lack print rules: {missing} "
         "(see docs/stylesheets/print.css and extra_css in mkdocs.yml)"
     )
+
+
+def test_each_stepped_figure_carries_its_recorded_steps_and_the_print_page_none(built_site):
+    from tools.figures import FIGURES, recorded
+    from tools.site.steps import page_data
+
+    for name, tracks in recorded().items():
+        page = ROOT / "docs" / FIGURES[name].chapter
+        html = built_file(built_site, page).read_text(encoding="utf-8")
+        found = re.findall(
+            rf'</svg><script type="application/json" data-steps="{name}">(.*?)</script>', html
+        )
+        assert len(found) == 1, f"{page.name}: {len(found)} step data right after {name}'s SVG"
+        data = json.loads(found[0])
+        assert data == page_data(name, tracks), f"{page.name}: {name}'s steps are stale"
+        assert html.index(f'id="{name}-graph0"') < html.index(f'data-steps="{name}"')
+    printed = (built_site / PRINT_PAGE).read_text(encoding="utf-8")
+    assert "data-steps=" not in printed, f"{PRINT_PAGE} shows the figures as drawn, unstepped"
 
 
 # --- The woven engine: micrograd.py whole, an index, used-in lines ----------------------

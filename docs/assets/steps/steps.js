@@ -1,0 +1,191 @@
+// Step through backward on a figure: the steps the engine took, recorded while the site
+// was built (tools/site/steps.py), played on the figure's own inline SVG.
+//
+// After each such figure the page carries <script type="application/json" data-steps>:
+// for every position (0, the start, to the last step) and every track of the figure (a
+// figure may play several walks side by side), the ids of the boxes and arrows to light
+// and the gradient texts to show, and the caption in words. This script only shows them:
+// it computes nothing, needs no Python, and works opened from disk. Until the reader
+// steps, the figure stays as drawn (the final state).
+
+(function () {
+  "use strict";
+
+  const PLAY_EVERY = 1200; // ms between steps while playing
+  const KINDS = { active: "steps-active", receives: "steps-receives", edges: "steps-edge" };
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  class Stepper {
+    constructor(data, script) {
+      this.data = data;
+      const svg = script.previousElementSibling;
+      this.svg = svg;
+      this.ids = new Map([...svg.querySelectorAll("[id]")].map((e) => [e.id, e]));
+      this.texts = new Map(); // "id|prefix" -> [the <text> element, its text as drawn]
+      for (const position of data.positions) {
+        for (const track of position.tracks) {
+          for (const [id, prefix] of track.texts) this.readout(id, prefix);
+        }
+      }
+      this.position = null; // null: as drawn, nothing lit
+      this.timer = null;
+      this.figure = svg.parentElement.matches("p") ? svg.parentElement : svg;
+      this.build(this.figure);
+      this.show();
+    }
+
+    readout(id, prefix) {
+      const key = `${id}|${prefix}`;
+      if (this.texts.has(key)) return this.texts.get(key);
+      const group = this.ids.get(id);
+      const text = group && [...group.querySelectorAll("text")].find((t) => t.textContent.startsWith(prefix));
+      const found = text ? [text, text.textContent] : null;
+      this.texts.set(key, found);
+      return found;
+    }
+
+    build(figure) {
+      const caption = figure.nextElementSibling;
+      const number = caption && /^Figure (\d+)\./.exec(caption.textContent.trim());
+      const region = element("div", "steps");
+      region.tabIndex = 0;
+      region.setAttribute("role", "region");
+      region.setAttribute(
+        "aria-label",
+        `${number ? `Figure ${number[1]}` : "The figure"}, backward step by step ` +
+          "(arrow keys step, Home and End jump, Space plays)",
+      );
+      region.dataset.figure = this.data.figure;
+      figure.before(region);
+      const bar = element("div", "steps-bar");
+      const button = (name, label, title, act) => {
+        const b = element("button", `steps-button steps-${name}`, label);
+        b.type = "button";
+        b.title = title;
+        b.addEventListener("click", () => act());
+        bar.append(b);
+        return b;
+      };
+      this.startButton = button("start", "|◀ Start", "Back to the start (Home)", () => this.go(0));
+      this.backButton = button("back", "◀ Back", "One step back (←)", () => this.back());
+      this.playButton = button("play", "▶ Play", "Play the steps (Space)", () => this.toggle());
+      this.nextButton = button("next", "Next ▶", "One step forward (→)", () => this.go(this.at() + 1));
+      this.endButton = button("end", "End ▶|", "To the last step (End)", () => this.go(this.data.steps));
+      this.caption = element("div", "steps-caption");
+      this.caption.setAttribute("aria-live", "polite");
+      region.append(figure, bar, this.caption);
+      region.addEventListener("keydown", (event) => this.key(event));
+      this.region = region;
+    }
+
+    at() {
+      return this.position === null ? -1 : this.position; // as drawn: Next goes to the start
+    }
+
+    back() {
+      // As drawn, the figure shows the end: one step back is the step before the last.
+      this.go(this.position === null ? this.data.steps - 1 : this.position - 1);
+    }
+
+    key(event) {
+      if (event.altKey || event.ctrlKey || event.metaKey) return;
+      const onButton = event.target.closest("button");
+      const acts = {
+        ArrowLeft: () => this.back(),
+        ArrowRight: () => this.go(this.at() + 1),
+        Home: () => this.go(0),
+        End: () => this.go(this.data.steps),
+        " ": () => this.toggle(),
+      };
+      if (!(event.key in acts) || (onButton && (event.key === " " || event.key === "Enter"))) return;
+      event.preventDefault();
+      acts[event.key]();
+    }
+
+    go(position, playing = false) {
+      if (!playing) this.pause();
+      this.position = Math.max(0, Math.min(this.data.steps, position));
+      this.show();
+    }
+
+    toggle() {
+      if (this.timer !== null) return this.pause();
+      if (this.position === null || this.position >= this.data.steps) this.go(0);
+      this.playButton.textContent = "‖ Pause";
+      this.playButton.title = "Pause (Space)";
+      this.timer = setInterval(() => {
+        if (this.position >= this.data.steps) return this.pause();
+        this.go(this.position + 1, true);
+        if (this.position >= this.data.steps) this.pause();
+      }, PLAY_EVERY);
+    }
+
+    pause() {
+      if (this.timer === null) return;
+      clearInterval(this.timer);
+      this.timer = null;
+      this.playButton.textContent = "▶ Play";
+      this.playButton.title = "Play the steps (Space)";
+    }
+
+    show() {
+      for (const lit of this.svg.querySelectorAll(".steps-active, .steps-receives, .steps-edge")) {
+        lit.classList.remove(...Object.values(KINDS));
+      }
+      const position = this.position === null ? null : this.data.positions[this.position];
+      this.svg.classList.toggle("steps-on", position !== null);
+      for (const [text, drawn] of this.texts.values()) text.textContent = drawn; // as drawn
+      if (position !== null) {
+        for (const track of position.tracks) {
+          for (const [kind, className] of Object.entries(KINDS)) {
+            for (const id of track[kind]) this.ids.get(id)?.classList.add(className);
+          }
+          for (const [id, prefix, value] of track.texts) {
+            const found = this.readout(id, prefix);
+            if (found) found[0].textContent = prefix + value;
+          }
+        }
+      }
+      const lines = position
+        ? position.caption
+        : [
+            `${this.data.steps} steps of backward, recorded from this chapter's code with the engine. ` +
+              "Step through them: the buttons, or ← → Home End and Space on the figure.",
+          ];
+      this.caption.replaceChildren(...lines.map((line) => element("span", "steps-line", line)));
+      this.region.dataset.position = this.position === null ? "" : String(this.position);
+      this.reveal();
+      const at = this.position;
+      this.startButton.disabled = this.backButton.disabled = at === 0;
+      this.nextButton.disabled = this.endButton.disabled = at === this.data.steps;
+    }
+
+    // On a narrow screen the figure scrolls sideways in its paragraph: if no lit node is
+    // in sight, bring the first into the middle (sideways only: the page does not move).
+    reveal() {
+      const box = this.figure, view = box.getBoundingClientRect();
+      if (box.scrollWidth <= box.clientWidth) return;
+      const lit = [...this.svg.querySelectorAll("g.steps-active")].map((g) => g.getBoundingClientRect());
+      if (!lit.length || lit.some((r) => r.left >= view.left && r.right <= view.right)) return;
+      const middle = (lit[0].left + lit[0].right) / 2 - (view.left + view.right) / 2;
+      box.scrollTo({ left: box.scrollLeft + middle, behavior: "instant" });
+    }
+  }
+
+  function setup() {
+    for (const script of document.querySelectorAll('script[type="application/json"][data-steps]')) {
+      if (script.dataset.ready || !script.previousElementSibling?.matches("svg")) continue;
+      script.dataset.ready = "yes";
+      new Stepper(JSON.parse(script.textContent), script);
+    }
+  }
+
+  if (typeof document$ !== "undefined") document$.subscribe(setup); // Material's page-load signal
+  else document.addEventListener("DOMContentLoaded", setup);
+})();
