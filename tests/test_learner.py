@@ -234,6 +234,21 @@ def test_a_long_message_loses_its_middle_never_its_last_line():
     assert len(table.splitlines()) < 50
 
 
+def test_read_next_for_chapter_3_is_the_chapter_2_section_the_error_names(skeleton_file, tmp_path):
+    """Everything written but topo: chapter 3's checks fail in chapter 3, but what to read is
+    the section of chapter 2 that builds topo, as the error itself says."""
+    skeleton = skeleton_file.read_text(encoding="utf-8")
+    engine = tmp_path / "micrograd.py"
+    engine.write_text(fill_in(skeleton, [n for n in functions(skeleton) if n != "Value.topo"]))
+    (result,) = check(engine, chapters_named(["3"]))
+    table = progress_table([result], "micrograd.py")
+    where = "docs/02-the-value-atom.md, section 'Backward: wait for every consumer'"
+    assert f"Value.topo is yours to write: see {where}" in result.failure.message, table
+    read_next = table[table.index("Read next:") :].splitlines()[0]
+    assert read_next.startswith(f"Read next: {where} (page '2. The Value atom')"), table
+    assert "03-backward" not in read_next
+
+
 def test_filling_in_add_and_mul_makes_more_checks_pass(skeleton_run, add_mul_runs):
     fresh = next(r for r in skeleton_run[0] if r.chapter == VALUE_CHAPTER)
     (before, before_table), (after, after_table) = add_mul_runs
