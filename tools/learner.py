@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import dataclasses
 import functools
 import json
 import os
@@ -319,6 +320,7 @@ class Failure:
     raised_at: str = ""  # "my-engine/micrograd.py:18, in __init__", if raised in the engine
     kind: str = ""  # the exception's type name
     fix: str = ""  # the engine's function to blame (``to_fix``), qualified: Value._backward
+    index: int | None = None  # the failing check's cell index, if it failed (not stopped)
 
 
 @dataclass(frozen=True)
@@ -450,9 +452,8 @@ def _defined(module: types.ModuleType, name: str) -> bool:
 
 def run_chapter_here(chapter: str, engine: str, report: str, every: str = "") -> None:
     """Run one chapter against ``engine`` in this process, writing a JSON line per event to
-    ``report``: {"start": i}, then {"passed": i} or {"failed": i, ...} (i: a cell's index),
-    and after a failure {"fix": "Value.__mul__"} if one function of the engine is to blame.
-    With ``every``, it runs on past failures, reporting each check (and diagnosing none)."""
+    ``report``: {"start": i}, then {"passed": i} or {"failed": i, ...} (i: a cell's index).
+    With ``every``, it runs on past failures, reporting each check."""
     book = Notebook(Path(chapter), engine=Path(engine))
     with open(report, "a", encoding="utf-8") as out:
 
@@ -473,26 +474,35 @@ def run_chapter_here(chapter: str, engine: str, report: str, every: str = "") ->
                 tell(failed=index, **event)
                 if every:
                     continue
-                if event["kind"] != "EngineImportError":
-                    fix = to_fix(Path(chapter), Path(engine), index, error)
-                    if fix:
-                        tell(fix=fix)
                 return
             tell(passed=index)
 
 
+def diagnose_here(chapter: str, engine: str, report: str, index: str) -> None:
+    """Run one chapter up to its failing check ``index`` again, and write {"fix": name} to
+    ``report`` if ``to_fix`` can name the function to blame."""
+    book = Notebook(Path(chapter), engine=Path(engine))
+    book.run_until(int(index))
+    try:
+        book.run_next()
+    except Exception as error:
+        fix = to_fix(Path(chapter), Path(engine), int(index), error)
+        with open(report, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"fix": fix}) + "\n")
+
+
 CHILD = "import sys; from tools.learner import run_chapter_here; run_chapter_here(*sys.argv[1:])"
+DIAGNOSE = "import sys; from tools.learner import diagnose_here; diagnose_here(*sys.argv[1:])"
 
 
 def _run_child(
-    chapter: Path, engine: Path, report: Path, timeout: float, every: bool = False
+    chapter: Path, engine: Path, report: Path, timeout: float, *more: str, script: str = CHILD
 ) -> str | None:
     """Run one chapter in a child process; None if it ended normally, else why it did not."""
     errors = report.with_suffix(".stderr")
     with errors.open("w", encoding="utf-8") as stderr:
         child = subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(chapter), str(engine), str(report)]
-            + (["every"] if every else []),
+            [sys.executable, "-c", script, str(chapter), str(engine), str(report), *more],
             cwd=ROOT,  # where the tests run the chapters
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,  # fences capture their own printing
@@ -514,11 +524,11 @@ def _run_child(
     return "\n".join([f"the process running the chapter stopped (exit code {code})", *tail])
 
 
-def _events(chapter: Path, engine: Path, timeout: float, every: bool = False):
+def _events(chapter: Path, engine: Path, timeout: float, *more: str, script: str = CHILD):
     """(the child's events, why it stopped early or None) for one chapter."""
     with tempfile.TemporaryDirectory(prefix="learner-") as scratch:
         report = Path(scratch) / "report.jsonl"
-        stopped = _run_child(chapter, engine, report, timeout, every)
+        stopped = _run_child(chapter, engine, report, timeout, *more, script=script)
         events = []
         for line in report.read_text(encoding="utf-8").splitlines() if report.exists() else []:
             with contextlib.suppress(ValueError):  # a line cut off by a timeout
@@ -529,7 +539,7 @@ def _events(chapter: Path, engine: Path, timeout: float, every: bool = False):
 def outcomes(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> dict[int, bool]:
     """Every check of the chapter run against ``engine``, none stopping the chapter: cell
     index -> passed. (The experiment that ``engine_checks`` agrees with, in the tests.)"""
-    events, _ = _events(chapter.resolve(), engine.resolve(), timeout, every=True)
+    events, _ = _events(chapter.resolve(), engine.resolve(), timeout, "every")
     cells = Chapter.read(chapter).cells
     ran = {e.get("passed", e.get("failed")): "passed" in e for e in events if "start" not in e}
     return {i: passed for i, passed in ran.items() if not cells[i].fence.is_engine}
@@ -549,8 +559,8 @@ def check_chapter(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT)
         raised_at = ""
         if "engine_line" in failed:
             raised_at = f"line {failed['engine_line']}, in {failed['function']}"
-        fix = next((e["fix"] for e in events if "fix" in e), "")
-        failure = Failure(failed["line"], failed["message"], raised_at, failed["kind"], fix)
+        failure = Failure(failed["line"], failed["message"], raised_at, failed["kind"])
+        failure = dataclasses.replace(failure, index=failed["failed"])
     elif stopped is not None or not set(every) <= ran:
         started = [e["start"] for e in events if "start" in e]
         at = book[started[-1] if started else (every or [0])[0]]
@@ -573,7 +583,24 @@ def check(
         raise FileNotFoundError(f"{engine}: no such file (write one with `skeleton`)")
     selected = selected or chapters_named([])
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        return list(pool.map(lambda c: check_chapter(c, engine, timeout), selected))
+        results = list(pool.map(lambda c: check_chapter(c, engine, timeout), selected))
+    return diagnosed(results, engine, timeout)
+
+
+def diagnosed(results: list[ChapterResult], engine: Path, timeout: float) -> list[ChapterResult]:
+    """``results`` with the function to fix (``to_fix``) named in the first failure, the one
+    *Read next* is about: found in a child process, as the checks are, for that chapter
+    alone (finding it reruns the chapter, a few times)."""
+    first = next((r for r in results if r.failure), None)
+    if first is None or first.failure.index is None or first.failure.kind == "EngineImportError":
+        return results
+    index = str(first.failure.index)
+    events, _ = _events(first.chapter, engine.resolve(), timeout, index, script=DIAGNOSE)
+    fix = next((e["fix"] for e in events if e.get("fix")), "")
+    if not fix:
+        return results
+    named = dataclasses.replace(first, failure=dataclasses.replace(first.failure, fix=fix))
+    return [named if r is first else r for r in results]
 
 
 def progress_table(results: list[ChapterResult], engine_name: str) -> str:
