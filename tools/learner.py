@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 import traceback
 import types
@@ -61,6 +62,20 @@ HEADER = """\
 # it. Replace each raise with your code, then run the book's checks against this file:
 # `python3 tools/dev.py learn <this file>` (the book's chapter "Rebuild it yourself").
 """
+
+
+# CPython 3.11's ast.parse can fail in two threads at once ("AST constructor recursion
+# depth mismatch"), and check() runs chapters from threads: the parsing here takes turns.
+_PARSING = threading.Lock()
+
+
+def _one_at_a_time(function):
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with _PARSING:
+            return function(*args, **kwargs)
+
+    return wrapper
 
 
 class SkeletonExistsError(FileExistsError):
@@ -98,6 +113,7 @@ class Definition:
     line: int  # the fence's first line in the chapter
 
 
+@_one_at_a_time
 @functools.lru_cache(maxsize=8)
 def book_definitions(docs: Path = DOCS) -> dict[str, Definition]:
     """Every function and method of the engine the chapters build, and every class-level
@@ -247,6 +263,7 @@ def write_skeleton(path: Path, force: bool = False, docs: Path = DOCS) -> int:
 # --- which checks are checks of the learner's engine -----------------------------------------
 
 
+@_one_at_a_time
 @functools.lru_cache(maxsize=8)
 def engine_names(docs: Path = DOCS) -> frozenset[str]:
     """The names the engine defines at its top level: classes, functions and constants
@@ -261,6 +278,7 @@ def engine_names(docs: Path = DOCS) -> frozenset[str]:
     return frozenset(names)
 
 
+@_one_at_a_time
 def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
     """The indices (in ``Chapter.cells``) of the chapter's checks that exercise the engine:
     the checks the learner's score counts. The others are about the book, not the engine.
