@@ -1,9 +1,10 @@
 """Learner mode (tools/learner.py): the skeleton engine, and the book's checks run against it.
 
-The three runs the issue asks for are made once each and shared: the book's own engine
-copied to another folder (every check passes), a fresh skeleton (chapter 2 fails first,
-naming Value.__init__), and the skeleton filled in up to __add__ and __mul__ with the
-book's own code (more checks pass, and the table shows it).
+The runs are made once each and shared: the book's own engine copied to another folder
+(every check passes), a fresh skeleton (it scores 0: chapter 2 fails first, naming
+Value.__init__; and run through every check without stopping, exactly the checks the
+score counts fail), and the skeleton filled in up to __add__ and __mul__ with the book's
+own code (more checks pass, and the table shows it). Planted bugs: tests/test_learner_bugs.py.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import types
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -23,12 +25,19 @@ import pytest
 from tools import ROOT
 from tools.chapter import Chapter, chapters
 from tools.learner import (
+    MISTAKES_SHOWN,
+    ChapterResult,
+    Failure,
     SkeletonExistsError,
+    book_definitions,
     chapters_named,
     check,
     definitions,
+    engine_checks,
+    engine_names,
     heading_above,
     main,
+    outcomes,
     progress_table,
     write_skeleton,
 )
@@ -115,7 +124,9 @@ def test_the_books_own_engine_copied_elsewhere_passes_every_check(book_run):
     every_check = [
         c for r in results for c in Chapter.read(r.chapter).cells if not c.fence.is_engine
     ]
-    assert sum(r.passed for r in results) == len(every_check) > 100
+    counted = sum(r.checks for r in results)
+    assert sum(r.passed for r in results) == counted > 100  # every counted check passes
+    assert counted + sum(r.book_checks for r in results) == len(every_check)
     assert table.endswith("Every check passes against copy/micrograd.py.\n"), table
     assert book_state() == before, "the learner run changed the book's engine or chapters"
     assert list(copy.parent.iterdir()) == [copy], "the run wrote into the learner's folder"
@@ -135,9 +146,107 @@ def test_a_fresh_skeleton_fails_chapter_2_first_naming_the_first_method(skeleton
     assert row(table, VALUE_CHAPTER).split()[1:5] == ["0", "of", str(first.checks), "line"]
     read_next = table[table.index("Read next:") :].splitlines()
     assert read_next[0] == (
-        "Read next: docs/02-the-value-atom.md, section 'Five fields' (page '2. The Value atom')."
+        "Read next: docs/02-the-value-atom.md, section 'Five fields' (page '2. The Value atom'), "
+        "which builds Value.__init__, the function to fix."
     )
     assert read_next[1].endswith("x = Value(3)"), read_next
+
+
+def test_an_untouched_skeleton_scores_0_and_the_totals_say_what_they_count(skeleton_run):
+    results, table = skeleton_run
+    assert [r.passed for r in results] == [0] * len(results), table
+    counted, about_book = sum(r.checks for r in results), sum(r.book_checks for r in results)
+    lines = table.splitlines()
+    assert lines[0].split()[:5] == ["chapter", "checks", "of", "your", "engine"], table
+    total = next(line for line in lines if line.startswith("all "))
+    assert total.split()[1:4] == ["0", "of", str(counted)], table
+    assert f"Not counted: {about_book} checks about the book, not your engine." in lines
+    assert about_book > 0 and counted > 100
+    chapter_1 = ROOT / "docs" / "01-what-autograd-records.md"  # it never uses the engine
+    assert row(table, chapter_1).split()[1:] == ["none"], table
+
+
+def test_the_rule_counts_exactly_the_checks_an_engine_that_does_nothing_fails(skeleton_file):
+    """engine_checks decides by names; the experiment runs the skeleton, where every
+    function raises, through every check of every chapter without stopping at failures.
+    A counted check that passed would flatter; an uncounted one that failed would be a
+    check of the engine left out. The two agree on every check of the book."""
+    engine = engine_names()
+    assert {"Value", "MLP", "dot", "softmax_ce", "graph_dot", "USED_GRAPH"} <= engine
+    assert not engine & {"math", "random", "numbers"}  # imported, not defined
+    every = chapters_named([])
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        runs = list(pool.map(lambda c: outcomes(c, skeleton_file), every))
+    disagree = []
+    for chapter, run in zip(every, runs):
+        cells = Chapter.read(chapter).cells
+        counted = engine_checks(chapter, engine)
+        checks = [i for i, cell in enumerate(cells) if not cell.fence.is_engine]
+        assert sorted(run) == checks, chapter.name  # every check ran
+        disagree += [
+            f"{chapter.name}:{cells[i].line - 1}: {'counted' if i in counted else 'not counted'}"
+            f" but {'passes' if run[i] else 'fails'} against the skeleton"
+            for i in checks
+            if run[i] == (i in counted)
+        ]
+    assert not disagree, "\n".join(disagree)
+
+
+def test_the_rule_follows_names_through_a_chapter(tmp_path):
+    chapter = tmp_path / "01-x.md"
+    fences = [
+        "import math\nfrom micrograd import Value as V",  # 0: imports run nothing
+        "def make(a):\n    return V(a)",  # 1: defines, runs nothing
+        "numbers = [1.0, 2.0]\nfor a in numbers:\n    print(math.sqrt(a))",  # 2: the book's
+        "made = []\nmade.append(make(3))",  # 3: runs the engine, and changes `made`
+        "assert len(made) == 1",  # 4: reads what the engine made
+        "for made in range(3):\n    pass",  # 5: `made` is the book's again
+        "assert made == 2",  # 6
+        "class V:\n    pass\nx = V()",  # 7: a chapter's own V
+        "print(1 +)",  # 8: does not parse: counted, it fails whatever the engine
+    ]
+    chapter.write_text("".join(f"```python\n{code}\n```\n\n" for code in fences))
+    assert sorted(engine_checks(chapter, frozenset({"Value"}))) == [3, 4, 8]
+
+
+def test_each_mistake_shown_is_a_section_of_the_book_that_redoes_the_function():
+    for name, sections in MISTAKES_SHOWN.items():
+        assert name in book_definitions(), name
+        for file, heading in sections:
+            chapter = Chapter.read(ROOT / "docs" / file)
+            (found,) = [h for h in chapter.headings if h.text == heading]
+            following = [h.line for h in chapter.headings if h.line > found.line]
+            end = min(following, default=len(chapter.lines) + 1)
+            code = "".join(f.code for f in chapter.fences if found.line < f.line < end)
+            method = name.split(".")[-1].strip("_")
+            assert method in code, (name, file, heading)
+
+
+def test_a_long_message_loses_its_middle_never_its_last_line():
+    chapter = VALUE_CHAPTER
+    check_line = Chapter.read(chapter).cells[3].line
+    message = "\n".join(["OutputMismatchError: first"] + [f"-line {i}" for i in range(80)])
+    message += "\nYour engine and the book's disagree here: the lines with - are the book's."
+    failure = Failure(check_line, message, kind="OutputMismatchError")
+    table = progress_table([ChapterResult(chapter, 4, 1, failure, 2)], "mine.py")
+    assert table.rstrip("\n").endswith("the lines with - are the book's."), table
+    assert "OutputMismatchError: first" in table and "lines not shown) ..." in table
+    assert len(table.splitlines()) < 50
+
+
+def test_read_next_for_chapter_3_is_the_chapter_2_section_the_error_names(skeleton_file, tmp_path):
+    """Everything written but topo: chapter 3's checks fail in chapter 3, but what to read is
+    the section of chapter 2 that builds topo, as the error itself says."""
+    skeleton = skeleton_file.read_text(encoding="utf-8")
+    engine = tmp_path / "micrograd.py"
+    engine.write_text(fill_in(skeleton, [n for n in functions(skeleton) if n != "Value.topo"]))
+    (result,) = check(engine, chapters_named(["3"]))
+    table = progress_table([result], "micrograd.py")
+    where = "docs/02-the-value-atom.md, section 'Backward: wait for every consumer'"
+    assert f"Value.topo is yours to write: see {where}" in result.failure.message, table
+    read_next = table[table.index("Read next:") :].splitlines()[0]
+    assert read_next.startswith(f"Read next: {where} (page '2. The Value atom')"), table
+    assert "03-backward" not in read_next
 
 
 def test_filling_in_add_and_mul_makes_more_checks_pass(skeleton_run, add_mul_runs):

@@ -14,7 +14,8 @@ markdown-it-py. From that one parse come:
 * its generated blocks (``Generated``): text a tool writes between two HTML comments,
   such as the table of a figure's steps under it, checked like an output block;
 * its prose blocks, for the prose check (generated blocks are not prose);
-* and, per fence, the names it binds and uses (``Names``), from one walk of its syntax tree.
+* and, per fence, the names it binds and uses (``Names``), from one walk of its syntax tree,
+  and the same for each of its top-level statements in order (``Fence.steps``).
 
 Tangle, sync, the notebook runner, learner mode, the figures, the site's hooks and the
 tests all read chapters through this module, and nothing else parses Markdown. It imports
@@ -91,6 +92,18 @@ class Fence:
     def names(self) -> Names:
         return Names.of(self.code)
 
+    @functools.cached_property
+    def steps(self) -> tuple[Names, ...]:
+        """The names of each top-level statement, in the order they run (empty if the
+        code does not parse). A ``def`` or ``class`` is one step whose ``defines`` is the
+        name it binds; what its body uses is in its ``free`` names."""
+        code = textwrap.dedent(self.code)
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return ()
+        return tuple(Names.of(ast.get_source_segment(code, node)) for node in tree.body)
+
 
 @dataclass(frozen=True)
 class Heading:
@@ -152,6 +165,8 @@ class Names:
     called: frozenset[str] = frozenset()  # names called: Value(...), model(...)
     calls: tuple[str, ...] = ()  # every function or method name called, in the order found
     instances: frozenset[tuple[str, str]] = frozenset()  # (name, class) for name = Class(...)
+    defines: str | None = None  # the name, if the code is one `def` or `class` statement
+    changed: frozenset[str] = frozenset()  # x in x.f(...), x.a = ..., x[i] = ...: x may change
 
     @property
     def free(self) -> frozenset[str]:
@@ -169,6 +184,7 @@ class Names:
             return cls(parses=False)
         bound, loaded, modules, imports, from_micrograd = set(), set(), set(), [], set()
         attributes, operators, called, calls, instances = set(), set(), set(), {}, set()
+        changed = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Name):
                 (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
@@ -199,9 +215,18 @@ class Names:
                     calls[function.id] = None
                 elif isinstance(function, ast.Attribute):
                     calls[function.attr] = None
+                    if isinstance(function.value, ast.Name):
+                        changed.add(function.value.id)
+            stored = isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(
+                node.ctx, ast.Load
+            )
+            if stored and isinstance(node.value, ast.Name):
+                changed.add(node.value.id)
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                 kind = getattr(node.value.func, "id", None)
                 instances |= {(t.id, kind) for t in node.targets if isinstance(t, ast.Name)}
+        definition = tree.body[0] if len(tree.body) == 1 else None
+        kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
         return cls(
             True,
             *map(frozenset, (bound, loaded, modules)),
@@ -209,6 +234,8 @@ class Names:
             *map(frozenset, (from_micrograd, attributes, operators, called)),
             tuple(calls),
             frozenset(instances),
+            definition.name if isinstance(definition, kinds) else None,
+            frozenset(changed),
         )
 
 

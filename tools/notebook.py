@@ -27,6 +27,7 @@ import difflib
 import io
 import sys
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 from tools import ROOT, relative
@@ -85,7 +86,13 @@ def describe_error(error: BaseException) -> str:
 class Notebook:
     """One chapter's namespace, and how far into the chapter it has run."""
 
-    def __init__(self, path: Path, engine: Path | None = None, check_outputs: bool = True):
+    def __init__(
+        self,
+        path: Path,
+        engine: Path | None = None,
+        check_outputs: bool = True,
+        patch: Callable[[types.ModuleType], None] | None = None,
+    ):
         self.path = path
         self.check_outputs = check_outputs  # False while --update-outputs rewrites them
         self.chapter = Chapter.read(path)
@@ -93,6 +100,7 @@ class Notebook:
         self.kernel = Kernel(str(path))  # the namespace, and the engine fences run so far
         self.namespace = self.kernel.namespace
         self.engine_file = engine  # a learner's micrograd.py, used instead of engine fences
+        self.patch = patch  # applied to the learner's module once imported (a diagnosis)
         self._learner_module: types.ModuleType | None = None
         self.next = 0  # index of the next cell to run
         self.failure: str | None = None  # where and how the first failing cell failed
@@ -139,6 +147,8 @@ class Notebook:
             return
         if self._learner_module is None:
             self._learner_module = import_engine(self.engine_file)
+            if self.patch is not None:
+                self.patch(self._learner_module)
             if any(cell.fence.is_engine for cell in self.cells):
                 names = vars(self._learner_module).items()
                 self.namespace.update({k: v for k, v in names if not k.startswith("_")})
