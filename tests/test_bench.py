@@ -27,6 +27,8 @@ import pytest
 
 from tools import ROOT
 
+pytestmark = pytest.mark.heavy  # the benchmark, at smoke sizes: `dev.py check` leaves it out
+
 BENCH = ROOT / "benchmarks" / "bench.py"
 _spec = importlib.util.spec_from_file_location("bench", BENCH)
 bench = importlib.util.module_from_spec(_spec)

@@ -80,20 +80,24 @@ def test_the_usage_names_every_command():
     assert {n for name in named for n in name.split("|")} == {*dev.COMMANDS, "--help"}, named
 
 
-def test_check_leaves_out_the_site_build_and_the_browser():
-    files = ["tests/site", "tests/test_reading.py", "tests/test_dev.py"]
+def test_check_leaves_out_the_site_build_the_browser_and_the_heavy_reruns():
+    line = dev.command_line("check", [])
+    marks = line[line.index("-m", 3) + 1]  # what check selects, as it runs it
+    files = ["tests/site", "tests/test_reading.py", "tests/test_dev.py", "tests/test_learner.py"]
     collect = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q"]
     result = subprocess.run(
-        [*collect, "-m", "not site", *files],
+        [*collect, "-m", marks, *files, "tests/test_bench.py"],
         cwd=ROOT,
         capture_output=True,
         text=True,
     )
     collected = [line for line in result.stdout.splitlines() if "::" in line]
     assert any("test_chapter_is_plain_markdown" in test for test in collected), result.stdout
+    assert any("test_an_untouched_skeleton_scores_0" in test for test in collected), collected
     assert not [t for t in collected if "test_browser" in t], "check should skip the browser"
-    slow = ["test_site_builds_strictly", "test_engine_page_shows", "test_serve_stops"]
-    for name in [*slow, "test_serve_retangles"]:
+    left_out = ["test_site_builds_strictly", "test_engine_page_shows", "test_serve_stops"]
+    left_out += ["test_serve_retangles", "test_bench", "test_the_books_own_engine_copied"]
+    for name in left_out:
         assert not [t for t in collected if name in t], (name, collected)
 
 

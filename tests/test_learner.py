@@ -116,6 +116,7 @@ def add_mul_runs(skeleton_file, tmp_path_factory):
 # --- the three runs of the issue ------------------------------------------------------------
 
 
+@pytest.mark.heavy  # the whole book through learner mode, chapter by chapter
 def test_the_books_own_engine_copied_elsewhere_passes_every_check(book_run):
     results, table, before, copy = book_run
     failing = [f"{r.chapter.name}: {r.failure}" for r in results if r.failure]
@@ -166,6 +167,7 @@ def test_an_untouched_skeleton_scores_0_and_the_totals_say_what_they_count(skele
     assert row(table, chapter_1).split()[1:] == ["none"], table
 
 
+@pytest.mark.heavy  # the whole book through learner mode, chapter by chapter
 def test_the_rule_counts_exactly_the_checks_an_engine_that_does_nothing_fails(skeleton_file):
     """engine_checks decides by names; the experiment runs the skeleton, where every
     function raises, through every check of every chapter without stopping at failures.

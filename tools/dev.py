@@ -1,7 +1,7 @@
 """The few commands an author needs, on a machine with nothing but Python >= 3.10.
 
     python3 tools/dev.py test [pytest args]    run the whole test suite
-    python3 tools/dev.py check [pytest args]   pytest -m "not site": no site build, serve, browser
+    python3 tools/dev.py check [pytest args]   the quick part: no site, browser, or heavy reruns
     python3 tools/dev.py serve [mkdocs args]   the book on http://127.0.0.1:8000, re-tangled on save
     python3 tools/dev.py tangle [args]         chapters -> micrograd.py (--check, --force)
     python3 tools/dev.py sync                  chapters <-> micrograd.py, whichever side changed
@@ -283,7 +283,7 @@ def command_line(command: str, rest: list[str]) -> list:
     tangle = [PYTHON, ROOT / "tools" / "tangle.py"]
     return {
         "test": [PYTHON, "-m", "pytest", *PARALLEL, *rest],
-        "check": [PYTHON, "-m", "pytest", *PARALLEL, "-m", "not site", *rest],
+        "check": [PYTHON, "-m", "pytest", *PARALLEL, "-m", "not site and not heavy", *rest],
         "serve": [PYTHON, "-c", MKDOCS_SERVE, *serve_options(rest)],
         "tangle": [*tangle, *rest],
         "sync": [PYTHON, ROOT / "tools" / "sync.py", *rest],
