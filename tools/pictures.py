@@ -48,17 +48,23 @@ def _inline(svg: str, attributes: str = "") -> str:
     return svg.replace("<svg ", root + attributes, 1).strip()
 
 
+# How Graphviz is told to draw every graph: here, and in the page (tools/site/live.py).
+GRAPHVIZ_ATTRIBUTES = {
+    "G": {"fontname": FONT, "bgcolor": "transparent"},  # the graph
+    "N": {"fontname": FONT},  # its nodes
+    "E": {"fontname": FONT},  # its edges
+}
+
+
 def svg_from_dot(dot_text: str) -> str:
     """The DOT graph ``dot_text`` laid out by Graphviz, as inline SVG."""
+    options = [
+        f"-{kind}{name}={value}"
+        for kind, attributes in GRAPHVIZ_ATTRIBUTES.items()
+        for name, value in attributes.items()
+    ]
     result = subprocess.run(
-        [
-            _graphviz(),
-            "-Tsvg",
-            f"-Gfontname={FONT}",
-            f"-Nfontname={FONT}",
-            f"-Efontname={FONT}",
-            "-Gbgcolor=transparent",
-        ],
+        [_graphviz(), "-Tsvg", *options],
         input=dot_text,
         capture_output=True,
         text=True,
@@ -66,7 +72,14 @@ def svg_from_dot(dot_text: str) -> str:
     )
     if result.returncode != 0:
         raise ValueError(f"graphviz-pure could not draw this graph:\n{result.stderr}")
-    svg = re.sub(r'(fill|stroke)="black"', r'\1="currentColor"', result.stdout)
+    return from_graphviz(result.stdout)
+
+
+def from_graphviz(svg: str) -> str:
+    """Graphviz's SVG as the book shows it: black made the page's text colour, each group
+    named after its DOT names, no tooltips, trimmed to sit in a page. The same for SVG that
+    Graphviz made in the page (tools/site/live.py)."""
+    svg = re.sub(r'(fill|stroke)="black"', r'\1="currentColor"', svg)
     svg = _ids_from_names(svg)
     svg = re.sub(r"<title>.*?</title>\n?", "", svg)  # "n0->n1" tooltips mean nothing to a reader
     return _inline(svg)

@@ -57,7 +57,7 @@ def on_startup(command, dirty):
 
 def on_config(config):
     try:
-        _build["runtime"] = runtime.runtime_tarball()
+        _build["runtime"] = runtime.runtime_tarballs()
     except runtime.RuntimeUnavailableError as why:
         _build["runtime"] = None
         log.info(runtime.HOW_TO_ENABLE.format(why=why, version=runtime.PYODIDE))
