@@ -48,24 +48,32 @@ def _inline(svg: str, attributes: str = "") -> str:
     return svg.replace("<svg ", root + attributes, 1).strip()
 
 
-# How Graphviz is told to draw every graph: here, and in the page (tools/site/live.py).
+# The attributes every graph is drawn with, written into its DOT (dot_for_graphviz): here,
+# and in the page, where Graphviz runs as WebAssembly (tools/site/live.py).
 GRAPHVIZ_ATTRIBUTES = {
-    "G": {"fontname": FONT, "bgcolor": "transparent"},  # the graph
-    "N": {"fontname": FONT},  # its nodes
-    "E": {"fontname": FONT},  # its edges
+    "graph": {"fontname": FONT, "bgcolor": "transparent"},
+    "node": {"fontname": FONT},
+    "edge": {"fontname": FONT},
 }
+
+
+def dot_for_graphviz(dot_text: str) -> str:
+    """``dot_text`` with GRAPHVIZ_ATTRIBUTES as its first statements (as -G, -N and -E
+    options would set them; viz.js 3.25's own options reach only what the DOT has not
+    declared yet)."""
+    said = " ".join(
+        f"{kind} [" + ", ".join(f'{name}="{value}"' for name, value in values.items()) + "];"
+        for kind, values in GRAPHVIZ_ATTRIBUTES.items()
+    )
+    opening = dot_text.index("{") + 1
+    return f"{dot_text[:opening]}\n  {said}{dot_text[opening:]}"
 
 
 def svg_from_dot(dot_text: str) -> str:
     """The DOT graph ``dot_text`` laid out by Graphviz, as inline SVG."""
-    options = [
-        f"-{kind}{name}={value}"
-        for kind, attributes in GRAPHVIZ_ATTRIBUTES.items()
-        for name, value in attributes.items()
-    ]
     result = subprocess.run(
-        [_graphviz(), "-Tsvg", *options],
-        input=dot_text,
+        [_graphviz(), "-Tsvg"],
+        input=dot_for_graphviz(dot_text),
         capture_output=True,
         text=True,
         check=False,

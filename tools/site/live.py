@@ -5,9 +5,10 @@ the fences from the reader's namespace, with the same functions that drew the co
 figures (tools/figures.py), and the step-through of a stepped figure from the same
 recording (tools/site/steps.py). A fence that prints a graph (``print(graph_dot(L))``)
 gets the graph drawn under what it printed. Graphviz itself runs in the page as
-WebAssembly (docs/assets/notebook/worker.js lays out the DOT this module hands it, with
-``GRAPHVIZ_ATTRIBUTES``); this module turns its SVG into what the book shows
-(``tools.pictures.from_graphviz``), so a figure drawn live looks like the committed one.
+WebAssembly: docs/assets/notebook/worker.js lays out the DOT this module hands it, with the
+attributes the book's figures are drawn with (``dot_for_graphviz``, from tools/pictures.py),
+and this module turns Graphviz's SVG into what the book shows (``finished``), so a figure
+drawn live looks like the committed one.
 
 A graph of more than ``MAX_NODES`` boxes is not drawn: it would take seconds to lay out
 and its boxes would be too small to read at the width of the page. The reader gets a
@@ -21,10 +22,10 @@ import re
 
 from tools import pictures
 from tools.figures import FIGURES, unique_ids
+from tools.pictures import dot_for_graphviz  # noqa: F401 (worker.js calls it from here)
 from tools.site import steps
 
 MAX_NODES = 150  # boxes; every figure of the book has far fewer (tests/test_live.py)
-GRAPHVIZ_ATTRIBUTES = pictures.GRAPHVIZ_ATTRIBUTES
 _GRAPH = re.compile(r"^digraph\b[^\n{]*\{\n.*?^\}$", re.DOTALL | re.MULTILINE)
 _NODE = re.compile(r"^\s*(?!(?:node|edge|graph)\b)\w+\s*\[", re.MULTILINE)  # `n3 [label=...]`
 

@@ -36,7 +36,7 @@ class Package:
     name: str
     version: str
     integrity: str  # `npm view NAME@VERSION dist.integrity`
-    files: Mapping[str, str] = field(hash=False)  # its file (under package/ in the tarball) -> path in the site
+    files: Mapping[str, str] = field(hash=False)  # file (under package/) -> path in the site
 
     @property
     def spec(self) -> str:
@@ -133,7 +133,8 @@ def fetch_runtime(tarball: Path, package: Package = PYODIDE_PACKAGE) -> None:
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=600)
         except subprocess.TimeoutExpired:
-            raise RuntimeUnavailableError(f"`npm pack {package.spec}` took over 10 minutes") from None
+            why = f"`npm pack {package.spec}` took over 10 minutes"
+            raise RuntimeUnavailableError(why) from None
         fetched = Path(folder) / package.tarball
         if result.returncode != 0 or not fetched.exists():
             said = (result.stderr.strip().splitlines() or ["no message"])[-1]

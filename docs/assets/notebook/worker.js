@@ -10,7 +10,7 @@
 // Figures drawn live (tools/site/live.py): the first time the page asks for a drawing,
 // this worker writes the figures' Python into the file system and loads Graphviz
 // (assets/viz/viz.js, WebAssembly inside an ES module), and from then on lays out the DOT
-// that Python hands it, in the same attributes as the book's figures.
+// that Python hands it, with the attributes of the book's figures written into it.
 //
 // Messages in:  {kind: "fresh", chapter}  a new namespace for the chapter
 //               {kind: "run", index, code, line, engine}
@@ -80,20 +80,14 @@ async function loadDrawing() {
   await writeFiles(python, LIVE_PYTHON);
   python.runPython("import importlib; importlib.invalidate_caches()");
   const live = python.pyimport("tools.site.live");
-  const attributes = JSON.parse(python.runPython("import json; from tools.site import live; json.dumps(live.GRAPHVIZ_ATTRIBUTES)"));
   const Viz = await import(here("../viz/viz.js"));
   const viz = await Viz.instance();
-  const options = {
-    format: "svg",
-    graphAttributes: attributes.G,
-    nodeAttributes: attributes.N,
-    edgeAttributes: attributes.E,
-  };
   // DOT -> the book's SVG, with ids under `prefix`; or a reason it is not drawn.
   const draw = (dot, prefix) => {
     const big = live.too_big(dot);
     if (big) return { svg: null, problem: big };
-    return { svg: live.finished(viz.renderString(dot, options), prefix), problem: null };
+    const svg = viz.renderString(live.dot_for_graphviz(dot), { format: "svg" });
+    return { svg: live.finished(svg, prefix), problem: null };
   };
   return { live, draw };
 }
