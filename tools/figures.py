@@ -48,6 +48,7 @@ class Figure:
     draw: Callable[[dict], str]  # namespace -> DOT text (a graph) or inline SVG (a plot)
     graph: bool = False  # drawn as DOT, laid out by Graphviz: in the page too, live
     steps: Callable[[dict], list[steps.Track]] | None = None  # namespace -> its step-through
+    nudges: Callable[[dict], dict] | None = None  # namespace -> its nudge control's data
 
     @property
     def path(self) -> Path:
@@ -85,6 +86,17 @@ def steps_of(name: str):
     def register(record):
         FIGURES[name] = replace(FIGURES[name], steps=record)
         return record
+
+    return register
+
+
+def nudges_of(name: str):
+    """Register ``nudges(namespace) -> data`` as the data of the nudge control under figure
+    ``name`` (docs/assets/nudge/nudge.js): for a choice of nudges, how far the output moves."""
+
+    def register(nudges):
+        FIGURES[name] = replace(FIGURES[name], nudges=nudges)
+        return nudges
 
     return register
 
@@ -177,6 +189,70 @@ def _diamond(x_value=3.0):
 
 def _names(nodes: dict) -> dict:
     return {node: name for name, node in nodes.items()}
+
+
+def _slope(function, x: float) -> float:
+    """d function / dx at ``x``, as the engine computes it (a Value through ``function``)."""
+    from micrograd import Value
+
+    leaf = Value(x)
+    function(leaf).backward()
+    return leaf.grad
+
+
+@figure("01-what-autograd-records.md", "01-nudge")
+def nudge_and_tangent(ns):
+    """Chapter 1's L(x) around its x, the tangent there, and the chapter's nudge."""
+    loss_of, x, h = ns["L_of"], ns["x"], ns["nudge"]
+    slope, at = _slope(loss_of, x), loss_of(x)
+
+    def draw(ax):
+        xs = [x - 1 + k * (1.25 + h) / 100 for k in range(101)]  # to a little past x + h
+        ax.plot(xs, [loss_of(v) for v in xs], color="C0", label="L(x)")
+        tangent = [at + slope * (v - x) for v in xs]
+        ax.plot(xs, tangent, "--", color="C1", label=f"tangent at x = {x:g}: slope {slope:g}")
+        ax.plot([x, x + h], [at, at], color=pictures.TEXT_COLOUR, linewidth=0.8)
+        ax.plot([x + h] * 2, [at, loss_of(x + h)], color="C0", linewidth=2.5)
+        ax.plot([x + h] * 2, [at, at + slope * h], color="C1", linewidth=5, alpha=0.5)
+        ax.plot([x, x + h], [at, loss_of(x + h)], "o", color=pictures.TEXT_COLOUR, markersize=4)
+        ax.annotate(
+            f"nudge {h:g}",
+            (x + h / 2, at),
+            xytext=(0, -14),
+            textcoords="offset points",
+            ha="center",
+        )
+        ax.annotate(
+            f"L moves {loss_of(x + h) - at:g}",
+            (x + h, loss_of(x + h)),
+            xytext=(-8, 4),
+            textcoords="offset points",
+            ha="right",
+        )
+        ax.annotate(
+            f"gradient {steps.TIMES} nudge = {slope * h:g}",
+            (x + h, at + slope * h / 2),
+            xytext=(6, -6),
+            textcoords="offset points",
+            va="center",
+        )
+        ax.set_xlabel("x")
+        ax.set_ylabel("L")
+        ax.legend(loc="upper left")
+
+    return pictures.plot_svg(draw, name="01-nudge", size=(6.0, 3.6))
+
+
+NUDGES = (-1.0, -0.5, -0.2, -0.1, -0.01, 0.01, 0.1, 0.2, 0.5, 1.0)  # what the control offers
+
+
+@nudges_of("01-nudge")
+def nudges_of_x(ns):
+    """For each of NUDGES, how far L moves, beside the gradient (from the engine) times it."""
+    loss_of, x = ns["L_of"], ns["x"]
+    slope, at = _slope(loss_of, x), loss_of(x)
+    rows = [{"h": h, "moved": loss_of(x + h) - at, "predicted": slope * h} for h in NUDGES]
+    return {"x": x, "L": at, "grad": slope, "nudges": rows, "start": NUDGES.index(ns["nudge"])}
 
 
 @graph_figure("01-what-autograd-records.md", "01-diamond")
@@ -622,6 +698,17 @@ def recorded(names: list[str] | None = None) -> dict[str, list[steps.Track]]:
     """name -> its step-through, for the given figures that have one (default: all)."""
     figures = [FIGURES[n] for n in (names or FIGURES) if FIGURES[n].steps]
     return {f.name: f.steps(ns) for f, ns in namespaces(figures)}
+
+
+def nudged(names: list[str]) -> dict[str, dict]:
+    """name -> its nudge control's data, for the given figures that have one."""
+    figures = [FIGURES[n] for n in names if FIGURES[n].nudges]
+    return {f.name: f.nudges(ns) for f, ns in namespaces(figures)}
+
+
+def with_data_in(chapter: str) -> list[str]:
+    """The figures of ``chapter`` whose page carries data for a control: steps, nudges."""
+    return [n for n, f in FIGURES.items() if f.chapter == chapter and (f.steps or f.nudges)]
 
 
 def stepped_in(chapter: str) -> list[str]:
