@@ -26,8 +26,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tools import DOCS, pictures
-from tools.chapter import GENERATED_CLOSE, Chapter
 from tools.site import steps
+
+# The catalogue runs in the page's Python too, to draw figures from the reader's code
+# (tools/site/live.py): what reads the chapters (tools.chapter, markdown-it) is imported
+# only where a chapter is read.
 
 FOLDER = DOCS / "figures"
 # As a standalone file (GitHub, VS Code), the drawing's "current colour" is this, or the
@@ -42,25 +45,38 @@ STANDALONE_STYLE = (
 class Figure:
     name: str  # the file is docs/figures/<name>.svg
     chapter: str  # the chapter whose namespace it is drawn from, e.g. "03-backward.md"
-    draw: Callable[[dict], str]  # namespace -> inline SVG (tools.pictures)
+    draw: Callable[[dict], str]  # namespace -> DOT text (a graph) or inline SVG (a plot)
+    graph: bool = False  # drawn as DOT, laid out by Graphviz: in the page too, live
     steps: Callable[[dict], list[steps.Track]] | None = None  # namespace -> its step-through
+    nudges: Callable[[dict], dict] | None = None  # namespace -> its nudge control's data
 
     @property
     def path(self) -> Path:
         return FOLDER / f"{self.name}.svg"
 
+    def svg(self, namespace: dict) -> str:
+        """The figure drawn from ``namespace``, as inline SVG (tools.pictures)."""
+        drawing = self.draw(namespace)
+        return pictures.svg_from_dot(drawing) if self.graph else drawing
+
 
 FIGURES: dict[str, Figure] = {}
 
 
-def figure(chapter: str, name: str):
-    """Register ``draw(namespace) -> svg`` as the figure ``name`` of ``chapter``."""
+def figure(chapter: str, name: str, *, graph: bool = False):
+    """Register ``draw(namespace) -> svg`` as the figure ``name`` of ``chapter``; with
+    ``graph``, ``draw`` returns DOT text instead, which Graphviz lays out."""
 
     def register(draw):
-        FIGURES[name] = Figure(name, chapter, draw)
+        FIGURES[name] = Figure(name, chapter, draw, graph)
         return draw
 
     return register
+
+
+def graph_figure(chapter: str, name: str):
+    """Register ``draw(namespace) -> DOT text`` as the graph figure ``name`` of ``chapter``."""
+    return figure(chapter, name, graph=True)
 
 
 def steps_of(name: str):
@@ -74,7 +90,18 @@ def steps_of(name: str):
     return register
 
 
-def _unique_ids(svg: str, name: str) -> str:
+def nudges_of(name: str):
+    """Register ``nudges(namespace) -> data`` as the data of the nudge control under figure
+    ``name`` (docs/assets/nudge/nudge.js): for a choice of nudges, how far the output moves."""
+
+    def register(nudges):
+        FIGURES[name] = replace(FIGURES[name], nudges=nudges)
+        return nudges
+
+    return register
+
+
+def unique_ids(svg: str, name: str) -> str:
     """Prefix every id in the SVG with the figure's name: several figures share a page."""
     for old in set(re.findall(r'\bid="([^"]+)"', svg)):
         svg = re.sub(rf'(\bid="|#){re.escape(old)}(?=[")])', rf"\g<1>{name}-{old}", svg)
@@ -83,7 +110,7 @@ def _unique_ids(svg: str, name: str) -> str:
 
 def standalone(svg: str, name: str) -> str:
     """The SVG as a file: with an XML namespace, ids of its own, and its own colours."""
-    svg = _unique_ids(svg, name)
+    svg = unique_ids(svg, name)
     root = svg[: svg.index(">")]
     if 'xmlns="http://www.w3.org/2000/svg"' not in root:  # matplotlib and graphviz have it
         svg = svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1)
@@ -94,15 +121,15 @@ def standalone(svg: str, name: str) -> str:
 # --- drawing -----------------------------------------------------------------------------
 
 
-def graph(root, names, *, locals_=None) -> str:
-    """graph_dot of ``root`` as SVG; ``locals_`` restores spent local derivatives for it."""
+def dot_of(root, names, *, locals_=None) -> str:
+    """graph_dot of ``root``; ``locals_`` restores spent local derivatives for it."""
     from micrograd import graph_dot
 
     spent = {node: node._local for node in root.topo()}
     try:
         for node, local in (locals_ or {}).items():
             node._local = local
-        return pictures.svg_from_dot(graph_dot(root, names))
+        return graph_dot(root, names)
     finally:
         for node, local in spent.items():
             node._local = local
@@ -164,7 +191,71 @@ def _names(nodes: dict) -> dict:
     return {node: name for name, node in nodes.items()}
 
 
-@figure("01-what-autograd-records.md", "01-diamond")
+def _slope(function, x: float) -> float:
+    """d function / dx at ``x``, as the engine computes it (a Value through ``function``)."""
+    from micrograd import Value
+
+    leaf = Value(x)
+    function(leaf).backward()
+    return leaf.grad
+
+
+@figure("01-what-autograd-records.md", "01-nudge")
+def nudge_and_tangent(ns):
+    """Chapter 1's L(x) around its x, the tangent there, and the chapter's nudge."""
+    loss_of, x, h = ns["L_of"], ns["x"], ns["nudge"]
+    slope, at = _slope(loss_of, x), loss_of(x)
+
+    def draw(ax):
+        xs = [x - 1 + k * (1.25 + h) / 100 for k in range(101)]  # to a little past x + h
+        ax.plot(xs, [loss_of(v) for v in xs], color="C0", label="L(x)")
+        tangent = [at + slope * (v - x) for v in xs]
+        ax.plot(xs, tangent, "--", color="C1", label=f"tangent at x = {x:g}: slope {slope:g}")
+        ax.plot([x, x + h], [at, at], color=pictures.TEXT_COLOUR, linewidth=0.8)
+        ax.plot([x + h] * 2, [at, loss_of(x + h)], color="C0", linewidth=2.5)
+        ax.plot([x + h] * 2, [at, at + slope * h], color="C1", linewidth=5, alpha=0.5)
+        ax.plot([x, x + h], [at, loss_of(x + h)], "o", color=pictures.TEXT_COLOUR, markersize=4)
+        ax.annotate(
+            f"nudge {h:g}",
+            (x + h / 2, at),
+            xytext=(0, -14),
+            textcoords="offset points",
+            ha="center",
+        )
+        ax.annotate(
+            f"L moves {loss_of(x + h) - at:g}",
+            (x + h, loss_of(x + h)),
+            xytext=(-8, 4),
+            textcoords="offset points",
+            ha="right",
+        )
+        ax.annotate(
+            f"gradient {steps.TIMES} nudge = {slope * h:g}",
+            (x + h, at + slope * h / 2),
+            xytext=(6, -6),
+            textcoords="offset points",
+            va="center",
+        )
+        ax.set_xlabel("x")
+        ax.set_ylabel("L")
+        ax.legend(loc="upper left")
+
+    return pictures.plot_svg(draw, name="01-nudge", size=(6.0, 3.6))
+
+
+NUDGES = (-1.0, -0.5, -0.2, -0.1, -0.01, 0.01, 0.1, 0.2, 0.5, 1.0)  # what the control offers
+
+
+@nudges_of("01-nudge")
+def nudges_of_x(ns):
+    """For each of NUDGES, how far L moves, beside the gradient (from the engine) times it."""
+    loss_of, x = ns["L_of"], ns["x"]
+    slope, at = _slope(loss_of, x), loss_of(x)
+    rows = [{"h": h, "moved": loss_of(x + h) - at, "predicted": slope * h} for h in NUDGES]
+    return {"x": x, "L": at, "grad": slope, "nudges": rows, "start": NUDGES.index(ns["nudge"])}
+
+
+@graph_figure("01-what-autograd-records.md", "01-diamond")
 def chain_rule_by_hand(ns):
     """Chapter 1's hand computation: values in the boxes, local derivatives on the arrows."""
     g = {k: f"{ns[k]:g}" for k in ("x", "a", "b", "c", "L", "dL_da", "dL_dx", "da_dx")}
@@ -182,7 +273,7 @@ def chain_rule_by_hand(ns):
   b -> L [label="dL/db = 1"];
   c -> L [label="dL/dc = 1"];
 }}"""
-    return pictures.svg_from_dot(dot)
+    return dot
 
 
 @steps_of("01-diamond")
@@ -203,14 +294,14 @@ def chain_rule_by_the_engine(ns):
     ]
 
 
-@figure("02-the-value-atom.md", "02-square")
+@graph_figure("02-the-value-atom.md", "02-square")
 def square_pushed(ns):
     from micrograd import Value
 
     x = Value(3.0)
     square = x * x
     ns["push"](square)  # the chapter's own helper: seed 1 and push one step
-    return graph(square, {x: "x", square: "x * x"})
+    return dot_of(square, {x: "x", square: "x * x"})
 
 
 def node_consumers(names: dict) -> list:
@@ -218,7 +309,7 @@ def node_consumers(names: dict) -> list:
     return [node for node, name in names.items() if name in ("b", "c")]
 
 
-@figure("03-backward.md", "03-careless-walk")
+@graph_figure("03-backward.md", "03-careless-walk")
 def careless_walk(ns):
     """The diamond three times: each node numbered in the order a walk released it."""
     runs = []
@@ -245,7 +336,7 @@ def careless_walk(ns):
             f"    b{k} -> L{k}; c{k} -> L{k};",
             "  }",
         ]
-    return pictures.svg_from_dot("\n".join([*lines, "}"]))
+    return "\n".join([*lines, "}"])
 
 
 def _neuron(ns):
@@ -260,12 +351,12 @@ def _neuron(ns):
     return loss, names
 
 
-@figure("04-a-scalar-neuron.md", "04-neuron")
+@graph_figure("04-a-scalar-neuron.md", "04-neuron")
 def scalar_neuron(ns):
     loss, names = _neuron(ns)
     local = saved_locals(loss)
     loss.backward()
-    return graph(loss, names, locals_=local)
+    return dot_of(loss, names, locals_=local)
 
 
 @steps_of("04-neuron")
@@ -333,21 +424,19 @@ def structure_dot(root, names: dict) -> str:
     return "\n".join([*lines, "}"])
 
 
-@figure("05-neuron-layer-mlp.md", "05-dot")
+@graph_figure("05-neuron-layer-mlp.md", "05-dot")
 def one_node_per_neuron(ns):
     w, x, b = ns["w"], ns["x"], ns["b"]
     names = {b: "b", **{v: f"w{i}" for i, v in enumerate(w)}}
     names |= {v: f"x{i}" for i, v in enumerate(x)}
     fused = structure_dot(ns["fused"], {**names, ns["fused"]: "dot"})
     long_way = structure_dot(ns["long_way"], names)
-    return pictures.svg_from_dot(
-        side_by_side(
-            [
-                (f"one dot node: {len(ns['fused'].topo())} nodes", fused),
-                (f"the long way: {len(ns['long_way'].topo())} nodes", long_way),
-            ],
-            rankdir="TB",
-        )
+    return side_by_side(
+        [
+            (f"one dot node: {len(ns['fused'].topo())} nodes", fused),
+            (f"the long way: {len(ns['long_way'].topo())} nodes", long_way),
+        ],
+        rankdir="TB",
     )
 
 
@@ -409,25 +498,23 @@ def probabilities_and_gradients(ns):
     return pictures.plot_svg(draw, name="06-softmax", size=(6.0, 3.2))
 
 
-@figure("07-drawing-the-graph.md", "07-diamond")
+@graph_figure("07-drawing-the-graph.md", "07-diamond")
 def graph_dot_of_the_diamond(ns):
-    nodes = _diamond()
+    nodes = _diamond(ns["x"].data)  # the chapter's x, as the reader may have changed it
     local = saved_locals(nodes["L"])
     nodes["L"].backward()
-    return graph(nodes["L"], _names(nodes), locals_=local)
+    return dot_of(nodes["L"], _names(nodes), locals_=local)
 
 
-@figure("08-failure-cases.md", "08-cut")
+@graph_figure("08-failure-cases.md", "08-cut")
 def the_cut_graph(ns):
     cut, intact = ns["cut"], ns["intact"]
-    return pictures.svg_from_dot(
-        side_by_side(
-            [
-                (f"built on a copied number: {len(cut.topo())} nodes", structure_dot(cut, {})),
-                (f"built on the prediction: {len(intact.topo())} nodes", structure_dot(intact, {})),
-            ],
-            rankdir="TB",
-        )
+    return side_by_side(
+        [
+            (f"built on a copied number: {len(cut.topo())} nodes", structure_dot(cut, {})),
+            (f"built on the prediction: {len(intact.topo())} nodes", structure_dot(intact, {})),
+        ],
+        rankdir="TB",
     )
 
 
@@ -474,7 +561,7 @@ def decision_boundary(ns):
     )
 
 
-@figure("12-forward-and-reverse-mode.md", "12-sweeps")
+@graph_figure("12-forward-and-reverse-mode.md", "12-sweeps")
 def forward_and_reverse_sweeps(ns):
     """The graph of f twice: tangents pushed forward from x1, cotangents pulled back from f1."""
     from micrograd import Value
@@ -524,7 +611,7 @@ def forward_and_reverse_sweeps(ns):
             )
         lines += [f"    {a}{k} -> {b}{k} [dir={direction}];" for a, b in edges]
         lines.append("  }")
-    return pictures.svg_from_dot("\n".join([*lines, "}"]))
+    return "\n".join([*lines, "}"])
 
 
 @figure("appendix-making-it-fast.md", "appendix-variants")
@@ -553,7 +640,7 @@ def time_per_variant(ns):
     return pictures.plot_svg(draw, name="appendix-variants", size=(7.5, 3.0))
 
 
-@figure("13-dynamic-static-captured.md", "13-branches")
+@graph_figure("13-dynamic-static-captured.md", "13-branches")
 def the_branch_taken(ns):
     from micrograd import Value, graph_dot
 
@@ -563,20 +650,26 @@ def the_branch_taken(ns):
         out = ns["branchy"](x, y, z)
         out.backward()
         runs.append((f"branchy at x = {start:g}", graph_dot(out, {x: "x", y: "y", z: "z"})))
-    return pictures.svg_from_dot(side_by_side(runs, rankdir="TB"))
+    return side_by_side(runs, rankdir="TB")
 
 
 # --- drawing each figure from its chapter ---------------------------------------------
 
 
+def line_showing(lines: list[str], name: str) -> int | None:
+    """The first line (from 1) of ``lines`` that shows figure ``name``, or None."""
+    needle = f"(figures/{name}.svg)"
+    return next((number for number, line in enumerate(lines, 1) if needle in line), None)
+
+
 def shown_at(figure: Figure) -> int:
     """The line of the figure's chapter that shows it: ![...](figures/<name>.svg)."""
-    lines = Chapter.read(DOCS / figure.chapter).lines
-    needle = f"(figures/{figure.name}.svg)"
-    found = [number for number, line in enumerate(lines, 1) if needle in line]
-    if not found:
+    from tools.chapter import Chapter
+
+    found = line_showing(Chapter.read(DOCS / figure.chapter).lines, figure.name)
+    if found is None:
         raise RuntimeError(f"docs/{figure.chapter} does not show figures/{figure.name}.svg")
-    return found[0]
+    return found
 
 
 def namespaces(figures: list[Figure]) -> Iterator[tuple[Figure, dict]]:
@@ -598,13 +691,24 @@ def namespaces(figures: list[Figure]) -> Iterator[tuple[Figure, dict]]:
 def drawn(names: list[str] | None = None) -> dict[str, str]:
     """name -> the text its file should hold, for the given figures (default: all)."""
     figures = [FIGURES[n] for n in (names or FIGURES)]
-    return {f.name: standalone(f.draw(ns), f.name) for f, ns in namespaces(figures)}
+    return {f.name: standalone(f.svg(ns), f.name) for f, ns in namespaces(figures)}
 
 
 def recorded(names: list[str] | None = None) -> dict[str, list[steps.Track]]:
     """name -> its step-through, for the given figures that have one (default: all)."""
     figures = [FIGURES[n] for n in (names or FIGURES) if FIGURES[n].steps]
     return {f.name: f.steps(ns) for f, ns in namespaces(figures)}
+
+
+def nudged(names: list[str]) -> dict[str, dict]:
+    """name -> its nudge control's data, for the given figures that have one."""
+    figures = [FIGURES[n] for n in names if FIGURES[n].nudges]
+    return {f.name: f.nudges(ns) for f, ns in namespaces(figures)}
+
+
+def with_data_in(chapter: str) -> list[str]:
+    """The figures of ``chapter`` whose page carries data for a control: steps, nudges."""
+    return [n for n, f in FIGURES.items() if f.chapter == chapter and (f.steps or f.nudges)]
 
 
 def stepped_in(chapter: str) -> list[str]:
@@ -633,6 +737,8 @@ def with_step_tables(path: Path, tables: dict[str, str]) -> str:
     """The chapter's text with each figure's steps block made ``tables[name]`` (from
     ``steps_block``). A figure that has none yet gets one, folded, after the paragraph
     below the figure (its caption); a block of a figure not in ``tables`` is left alone."""
+    from tools.chapter import GENERATED_CLOSE, Chapter
+
     chapter = Chapter.read(path)
     lines = chapter.text.splitlines(keepends=True)
     have = {block.name: block for block in chapter.generated}

@@ -48,25 +48,46 @@ def _inline(svg: str, attributes: str = "") -> str:
     return svg.replace("<svg ", root + attributes, 1).strip()
 
 
+# The attributes every graph is drawn with, written into its DOT (dot_for_graphviz): here,
+# and in the page, where Graphviz runs as WebAssembly (tools/site/live.py).
+GRAPHVIZ_ATTRIBUTES = {
+    "graph": {"fontname": FONT, "bgcolor": "transparent"},
+    "node": {"fontname": FONT},
+    "edge": {"fontname": FONT},
+}
+
+
+def dot_for_graphviz(dot_text: str) -> str:
+    """``dot_text`` with GRAPHVIZ_ATTRIBUTES as its first statements (as -G, -N and -E
+    options would set them; viz.js 3.25's own options reach only what the DOT has not
+    declared yet)."""
+    said = " ".join(
+        f"{kind} [" + ", ".join(f'{name}="{value}"' for name, value in values.items()) + "];"
+        for kind, values in GRAPHVIZ_ATTRIBUTES.items()
+    )
+    opening = dot_text.index("{") + 1
+    return f"{dot_text[:opening]}\n  {said}{dot_text[opening:]}"
+
+
 def svg_from_dot(dot_text: str) -> str:
     """The DOT graph ``dot_text`` laid out by Graphviz, as inline SVG."""
     result = subprocess.run(
-        [
-            _graphviz(),
-            "-Tsvg",
-            f"-Gfontname={FONT}",
-            f"-Nfontname={FONT}",
-            f"-Efontname={FONT}",
-            "-Gbgcolor=transparent",
-        ],
-        input=dot_text,
+        [_graphviz(), "-Tsvg"],
+        input=dot_for_graphviz(dot_text),
         capture_output=True,
         text=True,
         check=False,
     )
     if result.returncode != 0:
         raise ValueError(f"graphviz-pure could not draw this graph:\n{result.stderr}")
-    svg = re.sub(r'(fill|stroke)="black"', r'\1="currentColor"', result.stdout)
+    return from_graphviz(result.stdout)
+
+
+def from_graphviz(svg: str) -> str:
+    """Graphviz's SVG as the book shows it: black made the page's text colour, each group
+    named after its DOT names, no tooltips, trimmed to sit in a page. The same for SVG that
+    Graphviz made in the page (tools/site/live.py)."""
+    svg = re.sub(r'(fill|stroke)="black"', r'\1="currentColor"', svg)
     svg = _ids_from_names(svg)
     svg = re.sub(r"<title>.*?</title>\n?", "", svg)  # "n0->n1" tooltips mean nothing to a reader
     return _inline(svg)

@@ -13,12 +13,18 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.site import build_small_site
-from tools.site.runtime import RUNTIME_FILES, RuntimeUnavailableError, runtime_tarball
+from tools.site.runtime import (
+    LIVE_PYTHON,
+    PAGE_PYTHON,
+    RUNTIME_FILES,
+    RuntimeUnavailableError,
+    runtime_tarballs,
+)
 
 
-def _runtime_or_skip() -> Path:
+def _runtime_or_skip() -> dict:
     try:
-        return runtime_tarball()
+        return runtime_tarballs()
     except RuntimeUnavailableError as why:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true and no Python runtime for the site: {why}", pytrace=False)
@@ -41,7 +47,7 @@ def test_without_npm_the_site_builds_without_run_buttons_and_says_how(tmp_path):
 def test_with_the_runtime_pages_carry_their_fences(tmp_path):
     # That they are the same bytes on every build: test_two_builds_give_byte_identical_pages,
     # on the whole book's pages, which carry their fences too.
-    tarball = _runtime_or_skip()
+    tarballs = _runtime_or_skip()
     first, log = build_small_site(tmp_path, {}, into="first")
     assert "Run buttons are off" not in log
 
@@ -58,10 +64,11 @@ def test_with_the_runtime_pages_carry_their_fences(tmp_path):
     assert [bool(f["blocked"]) for f in page["fences"]] == [False, False, True]
     assert "notebook-fences" not in (first / "index.html").read_text(encoding="utf-8")
 
-    with tarfile.open(tarball) as archive:
-        for name in RUNTIME_FILES:
-            shipped = (first / "assets" / "pyodide" / name).read_bytes()
-            assert shipped == archive.extractfile(f"package/{name}").read(), name
+    for package, tarball in tarballs.items():  # Pyodide, and Graphviz for live figures
+        with tarfile.open(tarball) as archive:
+            for name, place in package.files.items():
+                shipped = (first / place).read_bytes()
+                assert shipped == archive.extractfile(f"package/{name}").read(), place
     assert sorted(p.name for p in (first / "assets" / "pyodide").iterdir()) == sorted(RUNTIME_FILES)
-    for name in ("micrograd.py", "kernel.py", "pytest.py"):
+    for name in [*PAGE_PYTHON, *LIVE_PYTHON]:
         assert (first / "assets" / "notebook" / name).is_file(), name

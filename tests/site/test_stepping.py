@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.browser import PHONE, assert_clean, box_fits
+from tools.site.steps import TIMES
 
 
 def stepped(open_page, url: str, figure: str, **options):
@@ -160,3 +161,28 @@ def test_on_a_phone_the_figure_scrolls_sideways_to_the_lit_box(open_page, site_u
     assert lit["x"] >= 0 and lit["x"] + lit["width"] <= PHONE["width"], f"out of sight: {lit}"
     assert tab.evaluate("window.scrollY") == scrolled, "the page moved, not just the figure"
     assert_clean(tab, "chapter 5's step-through on a phone")
+
+
+def test_the_nudge_under_chapter_1s_figure_reads_what_the_engine_computed(open_page, built_site):
+    """From disk, with the keyboard: each nudge shows the move and gradient x nudge that the
+    build computed with the chapter's function and the engine's gradient."""
+    from tools.figures import nudged
+
+    data = nudged(["01-nudge"])["01-nudge"]
+    tab = open_page((built_site / "01-what-autograd-records.html").as_uri())
+    control = tab.locator(".nudge")
+    control.wait_for()
+    slider = control.locator("input[type=range]")
+    slider.focus()
+    tab.keyboard.press("Home")
+    for k, nudge in enumerate(data["nudges"]):
+        if k:
+            tab.keyboard.press("ArrowRight")
+        said = control.locator(".nudge-readout").text_content()
+        moved, predicted = (float(f"{nudge[k]:.6g}") for k in ("moved", "predicted"))
+        assert f"L moves by {moved:g} " in said and f" = {predicted:g};" in said, said
+    assert said.startswith("x from 3 to 4: L moves by 35 (from 45 to 80)")
+    assert f"gradient {TIMES} nudge = 30 {TIMES} 1 = 30; apart by 5." in said
+    assert control.locator(".nudge-readout").get_attribute("aria-live") == "polite"
+    assert all(url.startswith("file://") for url in tab.watch.requested)
+    assert_clean(tab, "chapter 1's nudge control, from disk")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tools import relative
 from tools.chapter import Chapter, Fence
+from tools.figures import FIGURES, line_showing
 
 # Which fences cannot run in the browser. The page has the standard library, the engine
 # and pytest.raises (tools/site/page_pytest.py), and no files, processes, network or screen.
@@ -78,10 +79,21 @@ def blockers(fences: list[Fence]) -> list[str | None]:
 
 
 def page_fences(path: Path) -> dict:
-    """What a chapter page's notebook needs: its python fences in order, and its name."""
-    fences = [cell.fence for cell in Chapter.read(path).cells]
+    """What a chapter page's notebook needs: its name, its python fences in order, and the
+    graph figures that the reader's code draws again (tools/site/live.py), with the lines
+    that show them."""
+    chapter = Chapter.read(path)
+    fences = [cell.fence for cell in chapter.cells]
+    figures = [
+        {"name": figure.name, "line": line}
+        for figure in FIGURES.values()
+        if figure.graph
+        and figure.chapter == path.name
+        and (line := line_showing(chapter.lines, figure.name)) is not None
+    ]
     return {
         "chapter": relative(path),
+        "figures": sorted(figures, key=lambda figure: figure["line"]),
         "fences": [
             {
                 "line": fence.line,  # of the first line of code

@@ -2,12 +2,15 @@
 
 A chapter shows a figure as a plain Markdown image, ``![text alternative](figures/NAME.svg)``
 (tools/figures.py draws the files). Inside the page the SVG takes the page's colours, so
-it follows light and dark mode, and its text alternative becomes its label.
+it follows light and dark mode, and its text alternative becomes its label; it carries the
+figure's name (``data-figure``), so that the data of a control under it can follow it
+(``with_data``: the nudges of docs/assets/nudge/nudge.js).
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -16,18 +19,32 @@ from tools.figures import STANDALONE_STYLE
 _IMG = re.compile(r'<img alt="(?P<alt>[^"]*)" src="(?P<src>(?:\.\./)*figures/[\w-]+\.svg)" />')
 
 
-def inline(svg_file: str, alt: str) -> str:
-    """A figure file as an element of a page: the page's colours, and its text alternative."""
+def inline(svg_file: str, alt: str, name: str) -> str:
+    """A figure file as an element of a page: the page's colours, its text alternative,
+    and its name."""
     svg = svg_file.strip().replace(STANDALONE_STYLE, "", 1)
     label = html.escape(alt, quote=True)
-    return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
+    return svg.replace("<svg ", f'<svg data-figure="{name}" role="img" aria-label="{label}" ', 1)
 
 
 def inline_figures(html_text: str, docs: Path) -> str:
     """``html_text`` with each <img> of a figure in ``docs``/figures replaced by its SVG."""
 
     def to_svg(match: re.Match) -> str:
-        svg = (docs / "figures" / Path(match["src"]).name).read_text(encoding="utf-8")
-        return inline(svg, html.unescape(match["alt"]))
+        file = docs / "figures" / Path(match["src"]).name
+        return inline(file.read_text(encoding="utf-8"), html.unescape(match["alt"]), file.stem)
 
     return _IMG.sub(to_svg, html_text)
+
+
+def with_data(html_text: str, name: str, kind: str, data: dict) -> str | None:
+    """``html_text`` with ``data`` as a JSON script element (``data-KIND="NAME"``) right
+    after the SVG of figure ``name``; None if the page does not show that figure."""
+    start = html_text.find(f'<svg data-figure="{name}"')
+    end = html_text.find("</svg>", start)
+    if min(start, end) < 0:
+        return None
+    text = json.dumps(data, sort_keys=True, ensure_ascii=True).replace("<", "\\u003c")
+    end += len("</svg>")
+    script = f'<script type="application/json" data-{kind}="{name}">{text}</script>'
+    return html_text[:end] + script + html_text[end:]

@@ -18,7 +18,8 @@ call as well (Material's successor runs no hooks):
   the search plugin indexes the page): under each
   engine fence, a line naming the later chapters that use it; the page's fences as data
   for its Run buttons (fences.py); after each figure that is stepped through, its backward
-  pass recorded with micrograd.py as it is now (tools/figures.py, steps.py).
+  pass recorded with micrograd.py as it is now (tools/figures.py, steps.py), and after a
+  figure with a nudge control, its nudges (figures.py).
 * on_post_build: the runtime's files copied into the site.
 
 This file puts the repository root on ``sys.path`` (mkdocs imports a hook by its file
@@ -41,10 +42,10 @@ from mkdocs.structure.files import File  # noqa: E402
 
 from tools import ENGINE, ROOT, tangle  # noqa: E402
 from tools.chapter import Chapter  # noqa: E402
-from tools.figures import recorded, stepped_in  # noqa: E402
+from tools.figures import nudged, recorded, stepped_in, with_data_in  # noqa: E402
 from tools.notebook import as_micrograd, import_engine  # noqa: E402
 from tools.site import fences, runtime, steps, weave  # noqa: E402
-from tools.site.figures import inline_figures  # noqa: E402
+from tools.site.figures import inline_figures, with_data  # noqa: E402
 from tools.site.mathml import math_in_html  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.book")
@@ -57,7 +58,7 @@ def on_startup(command, dirty):
 
 def on_config(config):
     try:
-        _build["runtime"] = runtime.runtime_tarball()
+        _build["runtime"] = runtime.runtime_tarballs()
     except runtime.RuntimeUnavailableError as why:
         _build["runtime"] = None
         log.info(runtime.HOW_TO_ENABLE.format(why=why, version=runtime.PYODIDE))
@@ -124,21 +125,29 @@ def on_page_context(context, page, config, **_):
     source = page.file.abs_src_path
     if _build["runtime"] is not None and source and Chapter.read(Path(source)).cells:
         page.content += fences.fences_script(Path(source))
-    if stepped := stepped_in(page.file.src_path):
-        page.content = _with_steps(page, stepped)
+    if figures := with_data_in(page.file.src_path):  # steps, nudges
+        page.content = _with_figure_data(page, figures)
     return context
 
 
-def _with_steps(page, stepped: list[str]) -> str:
+def _with_figure_data(page, figures: list[str]) -> str:
+    """The page with the data of its figures' controls: steps, and nudges."""
     try:
         with as_micrograd(import_engine(ROOT / ENGINE)):  # the engine as saved, while serving
-            recordings = recorded(stepped)
+            recordings = recorded(stepped_in(page.file.src_path))
+            nudges = nudged(figures)
     except Exception as error:
-        log.warning("%s: no step-through of its figures: %s", page.file.src_path, error)
+        log.warning("%s: no controls under its figures: %s", page.file.src_path, error)
         return page.content
     html, missing = steps.with_steps(page.content, recordings)
+    for name, data in nudges.items():
+        placed = with_data(html, name, "nudges", data)
+        if placed is None:
+            missing.append(name)
+        else:
+            html = placed
     for name in missing:
-        log.warning("%s: figure %s is not in the page: no step-through", page.file.src_path, name)
+        log.warning("%s: figure %s is not in the page: no control", page.file.src_path, name)
     return html
 
 

@@ -1,11 +1,14 @@
-"""The Python runtime of the site's Run buttons: Pyodide, pinned, checked, served by the site.
+"""The page's runtimes from npm: Pyodide for the Run buttons, Graphviz for live figures.
 
-* The runtime is Pyodide (CPython compiled to WebAssembly) from npm, pinned below by
-  version and sha512 integrity. ``npm pack`` fetches its tarball once into a cache outside
-  the repository (``~/.cache/literate-micrograd``, or ``$MICROGRAD_CACHE``); every build
-  checks the tarball against the pin and copies the five files Python needs into
-  ``assets/pyodide/`` of the site, with the Python files the page runs (the engine, the
-  kernel that runs fences, and pytest.raises). The page asks nothing of any other host.
+* Python in the page is Pyodide (CPython compiled to WebAssembly); graphs the reader's code
+  makes are laid out by Graphviz compiled to WebAssembly (``@viz-js/viz``). Each is an npm
+  package pinned below by version and sha512 integrity. ``npm pack`` fetches its tarball
+  once into a cache outside the repository (``~/.cache/literate-micrograd``, or
+  ``$MICROGRAD_CACHE``); every build checks each tarball against its pin and copies the
+  files the page needs into the site (``assets/pyodide/``, ``assets/viz/``), with the
+  Python files the page runs (the engine, the kernel that runs fences, pytest.raises, and
+  what draws figures live). The page asks nothing of any other host, and loads Graphviz
+  only the first time it draws (docs/assets/notebook/worker.js).
 * Without npm (or offline, with an empty cache) the site builds without Run buttons, and
   the build says in one line how to enable them (tools/site/hooks.py).
 """
@@ -19,16 +22,33 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools import ROOT
 
-# The runtime, pinned. To move to another version: `npm view pyodide@VERSION dist.integrity`.
-PYODIDE = "314.0.7"
-PYODIDE_INTEGRITY = (
-    "sha512-"
-    "0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+SNvi/6V5JEsOlD2R1A=="
-)
+
+@dataclass(frozen=True)
+class Package:
+    """An npm package the page needs, pinned, and which of its files the site serves where."""
+
+    name: str
+    version: str
+    integrity: str  # `npm view NAME@VERSION dist.integrity`
+    files: Mapping[str, str] = field(hash=False)  # file (under package/) -> path in the site
+
+    @property
+    def spec(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    @property
+    def tarball(self) -> str:
+        """The file name `npm pack` gives it ("@viz-js/viz" -> "viz-js-viz-3.25.0.tgz")."""
+        return f"{self.name.lstrip('@').replace('/', '-')}-{self.version}.tgz"
+
+
+RUNTIME_DIR = "assets/pyodide"  # in the built site
 RUNTIME_FILES = (  # all that pure Python needs from the tarball (the rest is maps and types)
     "pyodide.js",
     "pyodide.asm.mjs",
@@ -36,12 +56,38 @@ RUNTIME_FILES = (  # all that pure Python needs from the tarball (the rest is ma
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
-RUNTIME_DIR = "assets/pyodide"  # in the built site
+PYODIDE = "314.0.7"
+PYODIDE_PACKAGE = Package(
+    "pyodide",
+    PYODIDE,
+    "sha512-"
+    "0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+SNvi/6V5JEsOlD2R1A==",
+    {name: f"{RUNTIME_DIR}/{name}" for name in RUNTIME_FILES},
+)
+# Graphviz 14.1.3 with its WebAssembly inside one ES module (1.5 MB). 3.26.0 to 3.31.0 fail
+# in Debian's Chromium ("WebAssembly.instantiate(): unknown type form"): keep 3.25.0 until
+# tests/site/test_live_figures.py passes with another.
+VIZ = Package(
+    "@viz-js/viz",
+    "3.25.0",
+    "sha512-"
+    "dM7zAYMdf7mcRz5Kdb+YJb6+qv5Rjk0rPZ18gROdpMrP/3S7RFOp8uxybeiz5RypHrE1zo1vccA8Twh4mIcLZw==",
+    {"dist/viz.js": "assets/viz/viz.js"},
+)
+PACKAGES = (PYODIDE_PACKAGE, VIZ)
 NOTEBOOK_DIR = "assets/notebook"  # notebook.js and worker.js (from docs/), and the .py below
 PAGE_PYTHON = {  # written into the browser's Python next to the chapter's fences
     "micrograd.py": ROOT / "micrograd.py",
     "kernel.py": ROOT / "tools" / "kernel.py",
     "pytest.py": ROOT / "tools" / "site" / "page_pytest.py",
+}
+LIVE_PYTHON = {  # and, the first time a figure is drawn live, the figures' own code
+    "tools/__init__.py": ROOT / "tools" / "__init__.py",
+    "tools/figures.py": ROOT / "tools" / "figures.py",
+    "tools/pictures.py": ROOT / "tools" / "pictures.py",
+    "tools/site/__init__.py": ROOT / "tools" / "site" / "__init__.py",
+    "tools/site/steps.py": ROOT / "tools" / "site" / "steps.py",
+    "tools/site/live.py": ROOT / "tools" / "site" / "live.py",
 }
 HOW_TO_ENABLE = (
     "Run buttons are off: {why}, so the site has no Python runtime (Pyodide {version}). "
@@ -64,56 +110,63 @@ def cache_dir() -> Path:
     return Path(override) if override else Path.home() / ".cache" / "literate-micrograd"
 
 
-def check_integrity(tarball: Path) -> None:
-    """Raise RuntimeIntegrityError unless ``tarball`` has the pinned sha512."""
+def check_integrity(tarball: Path, package: Package = PYODIDE_PACKAGE) -> None:
+    """Raise RuntimeIntegrityError unless ``tarball`` has ``package``'s pinned sha512."""
     digest = hashlib.sha512(tarball.read_bytes()).digest()
     found = "sha512-" + base64.b64encode(digest).decode()
-    if found != PYODIDE_INTEGRITY:
+    if found != package.integrity:
         raise RuntimeIntegrityError(
-            f"{tarball} is not pyodide@{PYODIDE} as pinned in tools/site/runtime.py "
-            f"(its integrity is {found}, the pin is {PYODIDE_INTEGRITY}); delete it to fetch "
+            f"{tarball} is not {package.spec} as pinned in tools/site/runtime.py "
+            f"(its integrity is {found}, the pin is {package.integrity}); delete it to fetch "
             "it again, or fix the pin"
         )
 
 
-def fetch_runtime(tarball: Path) -> None:
-    """Fetch the pinned tarball with `npm pack` into ``tarball``, checked before it lands."""
+def fetch_runtime(tarball: Path, package: Package = PYODIDE_PACKAGE) -> None:
+    """Fetch ``package`` with `npm pack` into ``tarball``, checked before it lands."""
     npm = shutil.which("npm")
     if npm is None:
         raise RuntimeUnavailableError("npm is not installed")
     tarball.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=tarball.parent) as folder:
-        command = [npm, "pack", f"pyodide@{PYODIDE}", "--pack-destination", folder, "--silent"]
+        command = [npm, "pack", package.spec, "--pack-destination", folder, "--silent"]
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=600)
         except subprocess.TimeoutExpired:
-            why = f"`npm pack pyodide@{PYODIDE}` took over 10 minutes"
+            why = f"`npm pack {package.spec}` took over 10 minutes"
             raise RuntimeUnavailableError(why) from None
-        fetched = Path(folder) / f"pyodide-{PYODIDE}.tgz"
+        fetched = Path(folder) / package.tarball
         if result.returncode != 0 or not fetched.exists():
             said = (result.stderr.strip().splitlines() or ["no message"])[-1]
-            raise RuntimeUnavailableError(f"`npm pack pyodide@{PYODIDE}` failed ({said})")
-        check_integrity(fetched)
+            raise RuntimeUnavailableError(f"`npm pack {package.spec}` failed ({said})")
+        check_integrity(fetched, package)
         fetched.replace(tarball)
 
 
-def runtime_tarball() -> Path:
-    """The pinned runtime's tarball, from the cache or fetched into it, checked either way."""
-    tarball = cache_dir() / f"pyodide-{PYODIDE}.tgz"
+def runtime_tarball(package: Package = PYODIDE_PACKAGE) -> Path:
+    """``package``'s tarball, from the cache or fetched into it, checked either way."""
+    tarball = cache_dir() / package.tarball
     if not tarball.exists():
-        fetch_runtime(tarball)
-    check_integrity(tarball)
+        fetch_runtime(tarball, package)
+    check_integrity(tarball, package)
     return tarball
 
 
-def install_runtime(tarball: Path, site: Path) -> None:
-    """Copy the runtime files and the page's Python files into the built site."""
-    runtime = site / RUNTIME_DIR
-    runtime.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(tarball) as archive:
-        for name in RUNTIME_FILES:
-            (runtime / name).write_bytes(archive.extractfile(f"package/{name}").read())
+def runtime_tarballs() -> dict[Package, Path]:
+    """Every package the page needs, with its tarball (RuntimeUnavailableError if one
+    cannot be had: the page then runs nothing)."""
+    return {package: runtime_tarball(package) for package in PACKAGES}
+
+
+def install_runtime(tarballs: Mapping[Package, Path], site: Path) -> None:
+    """Copy the packages' files and the page's Python files into the built site."""
+    for package, tarball in tarballs.items():
+        with tarfile.open(tarball) as archive:
+            for name, place in package.files.items():
+                target = site / place
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(archive.extractfile(f"package/{name}").read())
     notebook = site / NOTEBOOK_DIR
-    notebook.mkdir(parents=True, exist_ok=True)
-    for name, source in PAGE_PYTHON.items():
+    for name, source in {**PAGE_PYTHON, **LIVE_PYTHON}.items():
+        (notebook / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, notebook / name)

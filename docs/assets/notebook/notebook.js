@@ -8,6 +8,12 @@
 // not run; a failure stops the chapter there, as under pytest. What a fence prints and
 // how it failed appear under it (under its ```output block, if it has one).
 //
+// The graph figures are drawn again from the reader's state (tools/site/live.py): once the
+// fences above a figure have run and one of them was the reader's code rather than the
+// book's, the figure (and its step-through) shows what that code makes; once the book's
+// code runs again, the book's figure is back. A fence that prints a graph (graph_dot's
+// DOT text) gets it drawn under what it printed.
+//
 // Python runs in a Web Worker (worker.js) that is created on the first Run click, so
 // nothing is loaded before a reader asks. Stop terminates the worker; the next Run
 // starts a fresh one and runs the fences above again. Without the JSON (a site built
@@ -105,7 +111,8 @@
       this.caption = element("div", "notebook-caption");
       this.printed = element("pre", "notebook-printed");
       this.failure = element("pre", "notebook-failure");
-      this.result.append(this.caption, this.printed, this.failure);
+      this.graphs = element("div", "notebook-graphs");
+      this.result.append(this.caption, this.printed, this.graphs, this.failure);
       const next = block.nextElementSibling === this.bar ? this.bar.nextElementSibling : null;
       this.book = next && next.matches("div.language-output") ? next : null;
       (this.book || this.bar).after(this.result);
@@ -146,13 +153,14 @@
       if (!this.result) return;
       this.result.hidden = true;
       this.printed.textContent = this.failure.textContent = this.caption.textContent = "";
+      this.graphs.replaceChildren();
       this.setState("idle", "");
     }
 
     show() {
       const printed = this.printed.textContent;
       const failed = this.failure.textContent !== "";
-      this.result.hidden = printed === "" && !failed;
+      this.result.hidden = printed === "" && !failed && !this.graphs.childElementCount;
       this.printed.hidden = printed === "";
       this.failure.hidden = !failed;
       let caption = printed === "" ? "" : "Printed";
@@ -180,6 +188,22 @@
       this.show();
     }
 
+    // The graphs it printed, drawn: [{svg, problem}] from worker.js.
+    drew(drawn) {
+      this.graphs.replaceChildren(
+        ...drawn.map(({ svg, problem }) => {
+          if (svg === null) return element("p", "notebook-graph-problem", problem);
+          const figure = element("div", "notebook-graph");
+          figure.innerHTML = svg;
+          const picture = figure.firstElementChild;
+          picture.setAttribute("role", "img");
+          picture.setAttribute("aria-label", "The graph this fence printed, drawn by Graphviz");
+          return figure;
+        }),
+      );
+      this.show();
+    }
+
     fail(report) {
       this.failure.textContent = report;
       this.show();
@@ -194,6 +218,66 @@
     }
   }
 
+  // A graph figure of the chapter, as the page shows it: the book's, or drawn again.
+  class LiveFigure {
+    constructor({ name, line }) {
+      this.name = name;
+      this.line = line; // the chapter line that shows it
+      this.book = null; // [the book's <svg>, its step data] once it has been replaced
+    }
+
+    get svg() {
+      return document.getElementById(`${this.name}-graph0`)?.closest("svg") ?? null;
+    }
+
+    note(text, problem) {
+      const svg = this.svg;
+      const figure = svg.closest(".steps") ?? (svg.parentElement.matches("p") ? svg.parentElement : svg);
+      let note = figure.querySelector(".notebook-figure-note") ?? figure.nextElementSibling;
+      if (!note || !note.matches(".notebook-figure-note")) {
+        note = element("p", "notebook-figure-note");
+        note.setAttribute("role", "status");
+        if (figure.matches(".steps")) figure.querySelector(".steps-bar").before(note);
+        else figure.after(note);
+      }
+      note.hidden = text === "";
+      note.classList.toggle("notebook-figure-problem", Boolean(problem));
+      note.textContent = text;
+    }
+
+    show(svg, steps) {
+      const old = this.svg;
+      if (window.bookSteps?.has(this.name)) window.bookSteps.redraw(this.name, svg, steps);
+      else old.replaceWith(svg);
+    }
+
+    drawn({ svg, steps, problem }) {
+      const current = this.svg;
+      if (!current) return;
+      if (svg === null) {
+        this.note(`Not drawn again from your code: ${problem}`, true);
+        return;
+      }
+      const holder = element("div");
+      holder.innerHTML = svg;
+      const picture = holder.firstElementChild;
+      if (this.book === null) this.book = [current, window.bookSteps?.data(this.name) ?? null];
+      picture.setAttribute("role", "img");
+      picture.setAttribute("aria-label", "The figure drawn again from the code you ran on this page");
+      picture.dataset.live = "yes";
+      this.show(picture, steps);
+      this.note("Drawn again from the code you ran on this page; run the book's code to see the book's figure.", false);
+    }
+
+    restore() {
+      if (this.book === null || !this.svg) return;
+      const [svg, steps] = this.book;
+      this.book = null;
+      this.show(svg, steps);
+      this.note("", false);
+    }
+  }
+
   class Notebook {
     constructor(page, blocks) {
       this.chapter = page.chapter;
@@ -203,6 +287,8 @@
       this.stale = false; // a fence that ran was edited, or one failed: start afresh
       this.target = null; // the fence whose Run is in progress
       this.waiting = null; // {resolve, reject, cell} of the fence running now
+      this.changed = false; // a fence run since the namespace was fresh was not the book's
+      this.figures = (page.figures || []).map((figure) => new LiveFigure(figure));
       document.body.dataset.notebook = "idle"; // "running" while a Run is in progress
     }
 
@@ -226,6 +312,8 @@
       else if (message.kind === "broken") this.broken(message.error);
       else if (message.kind === "print" && waiting) waiting.cell.print(message.text);
       else if (message.kind === "done" && waiting) waiting.resolve(message.failure);
+      else if (message.kind === "figure") this.figures.find((f) => f.name === message.name)?.drawn(message);
+      else if (message.kind === "graphs") this.cells[message.index].drew(message.drawn);
     }
 
     broken(error) {
@@ -267,12 +355,14 @@
           this.cells.forEach((c) => c.clear());
           this.next = 0;
           this.stale = false;
+          this.changed = false;
         }
         while (this.next <= target) {
           const current = this.cells[this.next];
           this.next += 1;
           if (current.fence.blocked) continue;
           const failure = await this.runCell(current);
+          if (failure === null) this.ran(current);
           if (failure !== null) {
             this.stale = true; // under pytest too, nothing runs after the first failure
             this.cells.slice(this.next, target + 1).forEach((later) => {
@@ -291,6 +381,20 @@
         this.waiting = null;
         this.cells.forEach((c) => c.busy(false));
         document.body.dataset.notebook = "idle";
+      }
+    }
+
+    // After a fence ran: draw what it printed, and the figures between it and the next fence.
+    ran(cell) {
+      if (cell.text.trimEnd() !== cell.fence.code.trimEnd()) this.changed = true;
+      if (cell.printed.textContent.includes("digraph")) {
+        this.worker.postMessage({ kind: "graphs", index: cell.index, text: cell.printed.textContent });
+      }
+      const next = this.cells[cell.index + 1];
+      for (const figure of this.figures) {
+        if (figure.line < cell.fence.line || (next && figure.line > next.fence.line)) continue;
+        if (this.changed) this.worker.postMessage({ kind: "figure", name: figure.name });
+        else figure.restore();
       }
     }
 

@@ -7,15 +7,32 @@
 // pytest.raises) into Pyodide's file system, and runs fences with tools/kernel.py: the
 // same code that runs them under pytest.
 //
+// Figures drawn live (tools/site/live.py): the first time the page asks for a drawing,
+// this worker writes the figures' Python into the file system and loads Graphviz
+// (assets/viz/viz.js, WebAssembly inside an ES module), and from then on lays out the DOT
+// that Python hands it, with the attributes of the book's figures written into it.
+//
 // Messages in:  {kind: "fresh", chapter}  a new namespace for the chapter
 //               {kind: "run", index, code, line, engine}
+//               {kind: "figure", name}  draw a figure again from the namespace as it is
+//               {kind: "graphs", index, text}  draw the graphs a fence printed
 // Messages out: {kind: "ready"}  Python is loaded
 //               {kind: "print", index, text}  as the fence prints
 //               {kind: "done", index, failure}  failure: null, or the kernel's report
+//               {kind: "figure", name, svg, steps, problem}  svg, steps: null if not drawn
+//               {kind: "graphs", index, drawn: [{svg, problem}]}
 //               {kind: "broken", error}  Python could not be loaded
 
 const here = (name) => new URL(name, import.meta.url).href;
 const PAGE_PYTHON = ["micrograd.py", "kernel.py", "pytest.py"];
+const LIVE_PYTHON = [ // as tools/site/runtime.py copies them next to this file
+  "tools/__init__.py",
+  "tools/figures.py",
+  "tools/pictures.py",
+  "tools/site/__init__.py",
+  "tools/site/steps.py",
+  "tools/site/live.py",
+];
 
 // Python 3.14 frees a long chain of objects (a deep graph of Values) recursively, until
 // its C stack checks tell it to defer the rest. In WebAssembly those checks measure
@@ -38,18 +55,41 @@ function limitStack(pyodide) {
 let python = null; // Pyodide, once loaded
 let kernel = null; // the kernel module
 let book = null; // the chapter's Kernel
+let drawing = null; // a promise of {live, viz}: tools.site.live and Graphviz, once asked for
+
+async function writeFiles(pyodide, names) {
+  for (const name of names) {
+    const response = await fetch(here(name));
+    if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
+    const folder = name.split("/").slice(0, -1).join("/");
+    if (folder) pyodide.FS.mkdirTree(folder);
+    pyodide.FS.writeFile(name, await response.text());
+  }
+}
 
 async function load() {
   await import(here("../pyodide/pyodide.js")); // defines globalThis.loadPyodide
   const pyodide = await globalThis.loadPyodide({ indexURL: here("../pyodide/") });
   limitStack(pyodide);
-  for (const name of PAGE_PYTHON) {
-    const response = await fetch(here(name));
-    if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
-    pyodide.FS.writeFile(name, await response.text());
-  }
+  await writeFiles(pyodide, PAGE_PYTHON);
   kernel = pyodide.pyimport("kernel");
   return pyodide;
+}
+
+async function loadDrawing() {
+  await writeFiles(python, LIVE_PYTHON);
+  python.runPython("import importlib; importlib.invalidate_caches()");
+  const live = python.pyimport("tools.site.live");
+  const Viz = await import(here("../viz/viz.js"));
+  const viz = await Viz.instance();
+  // DOT -> the book's SVG, with ids under `prefix`; or a reason it is not drawn.
+  const draw = (dot, prefix) => {
+    const big = live.too_big(dot);
+    if (big) return { svg: null, problem: big };
+    const svg = viz.renderString(live.dot_for_graphviz(dot), { format: "svg" });
+    return { svg: live.finished(svg, prefix), problem: null };
+  };
+  return { live, draw };
 }
 
 const loading = load().then(
@@ -66,10 +106,11 @@ onmessage = (event) => {
   queue = queue.then(() => handle(event.data));
 };
 
-function handle(message) {
+async function handle(message) {
   if (python === null) return; // broken: notebook.js has been told
   try {
-    step(message);
+    if (message.kind === "figure" || message.kind === "graphs") await draw(message);
+    else step(message);
   } catch (error) {
     // Python itself failed (a fence's own errors are reports): nothing more can run here.
     python = null;
@@ -85,5 +126,33 @@ function step(message) {
     const echo = (text) => postMessage({ kind: "print", index: message.index, text });
     const failure = book.attempt(message.code, message.line, message.engine, echo);
     postMessage({ kind: "done", index: message.index, failure: failure ?? null });
+  }
+}
+
+// A drawing that fails (the reader's code no longer makes the figure's graph, say) is a
+// problem to show beside the figure, not a broken Python.
+async function draw(message) {
+  if (drawing === null) drawing = loadDrawing();
+  const { live, draw } = await drawing;
+  const reason = (error) => String((error && error.message) || error).trim().split("\n").pop();
+  if (message.kind === "figure") {
+    let answer = { svg: null, steps: null, problem: null };
+    try {
+      const made = JSON.parse(live.figure(message.name, book.namespace));
+      answer = { ...draw(made.dot, message.name), steps: made.steps };
+    } catch (error) {
+      answer.problem = `the code that ran above does not make this figure's graph: ${reason(error)}`;
+    }
+    postMessage({ kind: "figure", name: message.name, ...answer });
+  } else {
+    const graphs = live.printed_graphs(message.text).toJs();
+    const drawn = graphs.map((dot, k) => {
+      try {
+        return draw(dot, `printed-${message.index}-${k}`);
+      } catch (error) {
+        return { svg: null, problem: `Graphviz could not draw this graph: ${reason(error)}` };
+      }
+    });
+    postMessage({ kind: "graphs", index: message.index, drawn });
   }
 }

@@ -7,6 +7,9 @@
 // and the gradient texts to show, and the caption in words. This script only shows them:
 // it computes nothing, needs no Python, and works opened from disk. Until the reader
 // steps, the figure stays as drawn (the final state).
+//
+// When the reader's code draws a figure again (notebook.js), the new drawing and its new
+// steps take the old ones' place: window.bookSteps.redraw(figure, svg, data).
 
 (function () {
   "use strict";
@@ -23,8 +26,17 @@
 
   class Stepper {
     constructor(data, script) {
-      this.data = data;
       const svg = script.previousElementSibling;
+      this.timer = null;
+      this.live = false; // drawn from the reader's code rather than the book's
+      this.figure = svg.parentElement.matches("p") ? svg.parentElement : svg;
+      this.build(this.figure, data);
+      this.use(svg, data);
+    }
+
+    // Play `data` on `svg`, from as drawn.
+    use(svg, data) {
+      this.data = data;
       this.svg = svg;
       this.ids = new Map([...svg.querySelectorAll("[id]")].map((e) => [e.id, e]));
       this.texts = new Map(); // "id|prefix" -> [the <text> element, its text as drawn]
@@ -34,10 +46,15 @@
         }
       }
       this.position = null; // null: as drawn, nothing lit
-      this.timer = null;
-      this.figure = svg.parentElement.matches("p") ? svg.parentElement : svg;
-      this.build(this.figure);
       this.show();
+    }
+
+    redraw(svg, data, live) {
+      this.pause();
+      this.svg.replaceWith(svg);
+      if (this.figure === this.svg) this.figure = svg;
+      this.live = live;
+      this.use(svg, data);
     }
 
     readout(id, prefix) {
@@ -50,7 +67,7 @@
       return found;
     }
 
-    build(figure) {
+    build(figure, data) {
       const caption = figure.nextElementSibling;
       const number = caption && /^Figure (\d+)\./.exec(caption.textContent.trim());
       const region = element("div", "steps");
@@ -61,7 +78,7 @@
         `${number ? `Figure ${number[1]}` : "The figure"}, backward step by step ` +
           "(arrow keys step, Home and End jump, Space plays)",
       );
-      region.dataset.figure = this.data.figure;
+      region.dataset.figure = data.figure;
       figure.before(region);
       const bar = element("div", "steps-bar");
       const button = (name, label, title, act) => {
@@ -155,7 +172,9 @@
       const lines = position
         ? position.caption
         : [
-            `${this.data.steps} steps of backward, recorded from this chapter's code with the engine. ` +
+            `${this.data.steps} steps of backward, recorded ` +
+              (this.live ? "from the code you ran on this page" : "from this chapter's code") +
+              " with the engine. " +
               "Step through them: the buttons, or ← → Home End and Space on the figure.",
           ];
       this.caption.replaceChildren(...lines.map((line) => element("span", "steps-line", line)));
@@ -178,13 +197,26 @@
     }
   }
 
+  const steppers = new Map(); // figure name -> its Stepper, on this page
+
   function setup() {
     for (const script of document.querySelectorAll('script[type="application/json"][data-steps]')) {
       if (script.dataset.ready || !script.previousElementSibling?.matches("svg")) continue;
       script.dataset.ready = "yes";
-      new Stepper(JSON.parse(script.textContent), script);
+      const data = JSON.parse(script.textContent);
+      steppers.set(data.figure, new Stepper(data, script));
     }
   }
+
+  window.bookSteps = {
+    has: (figure) => steppers.has(figure),
+    data: (figure) => steppers.get(figure)?.data ?? null,
+    // The figure drawn again: `svg` in place of the one shown, playing `data`. Drawn from
+    // the book's code again (the book's own svg and data back), it says so again.
+    redraw(figure, svg, data) {
+      steppers.get(figure).redraw(svg, data, svg.dataset.live === "yes");
+    },
+  };
 
   if (typeof document$ !== "undefined") document$.subscribe(setup); // Material's page-load signal
   else document.addEventListener("DOMContentLoaded", setup);

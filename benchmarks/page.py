@@ -1,0 +1,112 @@
+"""Time what a reader waits for in the page, in Chromium: outside the test suite.
+
+    python3 tools/dev.py build            # or any built site in site/
+    .venv/bin/python benchmarks/page.py [SITE]   # prints a table; saves nothing
+
+Measured (in the page, with performance.now(), median of REPEATS):
+
+* step: a click on Next to the figure showing the step (chapter 3's careless walks);
+* live redraw: chapter 3's figure drawn again from an edited fence, from the moment that
+  fence's status says it ran to the new figure in place (Graphviz loaded the first time,
+  so the first redraw is reported apart);
+* what drawing adds to the site: the size of Graphviz (assets/viz/viz.js) and of the
+  Python the page loads to draw; and what a page that never draws live loads of either.
+
+The machine may be shared: look at the load average printed with the results.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.helpers.site import serve  # noqa: E402
+from tools.site.runtime import LIVE_PYTHON, NOTEBOOK_DIR, VIZ  # noqa: E402
+
+REPEATS = 5
+
+
+def _diamond_fence() -> dict:
+    from tools.site.fences import page_fences
+
+    fences = page_fences(ROOT / "docs" / "03-backward.md")["fences"]
+    [fence] = [f for f in fences if "def diamond(x_value=3.0):" in f["code"]]
+    return fence
+
+
+def main(site: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    fence = _diamond_fence()
+    viz = sum((site / place).stat().st_size for place in VIZ.files.values())
+    python = sum((site / NOTEBOOK_DIR / name).stat().st_size for name in LIVE_PYTHON)
+    with serve(site) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=shutil.which("chromium"), args=["--no-sandbox"]
+        )
+        tab = browser.new_page()
+        requested: list[str] = []
+        tab.on("request", lambda request: requested.append(request.url))
+        tab.goto(url + "/03-backward.html")
+        figure = '.steps[data-figure="03-careless-walk"]'
+        tab.locator(f"{figure} .steps-start").click()
+        steps = []
+        for _ in range(REPEATS):
+            steps.append(
+                tab.evaluate(
+                    """f => new Promise(done => {
+                      const region = document.querySelector(f);
+                      const t0 = performance.now();
+                      region.querySelector('.steps-next').click();
+                      requestAnimationFrame(() => done(performance.now() - t0));
+                    })""",
+                    figure,
+                )
+            )
+        never = [u for u in requested if "/viz/" in u or "/notebook/tools/" in u]
+        bar = tab.locator(f'.notebook-bar[data-line="{fence["line"]}"]')
+        code = bar.locator("xpath=preceding-sibling::div[1]").locator("pre > code")
+        redraws = []
+        for k in range(REPEATS + 1):
+            value = f"x_value={2.0 + 2 * k}"  # never the book's 3.0
+            code.fill(fence["code"].replace("x_value=3.0", value))
+            tab.evaluate(
+                """([line, f]) => {
+                  window.__live = new Promise(done => {
+                    const bar = document.querySelector(`.notebook-bar[data-line="${line}"]`);
+                    let ran = null;
+                    new MutationObserver((_, watch) => {
+                      if (ran === null && bar.dataset.state === 'ran') ran = performance.now();
+                      const svg = document.querySelector(`${f} svg[data-live=yes]`);
+                      if (ran !== null && svg && svg !== window.__old) {
+                        watch.disconnect(); window.__old = svg; done(performance.now() - ran);
+                      }
+                    }).observe(document.body, {subtree: true, childList: true, attributes: true});
+                  });
+                }""",
+                [fence["line"], figure],
+            )
+            bar.locator(".notebook-run").click()
+            redraws.append(tab.evaluate("window.__live"))
+        browser.close()
+    load = os.getloadavg()
+    print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print("| what | median | worst |")
+    print("|---|---:|---:|")
+    print(f"| a step (click to frame) | {statistics.median(steps):.0f} ms | {max(steps):.0f} ms |")
+    print(f"| first live redraw (loads Graphviz) | {redraws[0]:.0f} ms | |")
+    rest = redraws[1:]
+    print(f"| later live redraws | {statistics.median(rest):.0f} ms | {max(rest):.0f} ms |")
+    print(f"| Graphviz in the site | {viz / 1e6:.2f} MB | |")
+    print(f"| the Python that draws, in the site | {python / 1e3:.0f} kB | |")
+    print(f"| loaded by a page that never draws live | {len(never)} files | |")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "site")

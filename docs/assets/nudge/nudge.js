@@ -1,0 +1,70 @@
+// A nudge control under a figure: move an input by a chosen amount and read how far the
+// output moves, next to what the gradient predicts (the gradient times the nudge).
+//
+// The numbers were computed while the site was built, with the chapter's own function and
+// the engine's gradient (tools/figures.py, nudges_of), and follow the figure as
+// <script type="application/json" data-nudges>. This script only shows them: no Python,
+// and it works opened from disk.
+
+(function () {
+  "use strict";
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // A float as a reader would write it: 3.0500000000000043 is 3.05.
+  const shown = (value) => String(Number(value.toPrecision(6)));
+
+  function control(data, script) {
+    const svg = script.previousElementSibling;
+    const figure = svg.parentElement.matches("p") ? svg.parentElement : svg;
+    const box = element("div", "nudge");
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-label", "Nudge x and see how far L moves");
+    const label = element("label", "nudge-label", "Nudge x by ");
+    const slider = element("input", "nudge-slider");
+    Object.assign(slider, { type: "range", min: 0, max: data.nudges.length - 1, step: 1 });
+    slider.value = data.start;
+    const amount = element("output", "nudge-amount");
+    label.append(slider, amount);
+    const readout = element("p", "nudge-readout");
+    readout.setAttribute("aria-live", "polite");
+    box.append(label, readout);
+    figure.after(box);
+
+    const show = () => {
+      const { h, moved, predicted } = data.nudges[Number(slider.value)];
+      amount.value = shown(h);
+      slider.setAttribute("aria-valuetext", `${shown(h)}`);
+      const to = shown(data.x + h);
+      readout.replaceChildren(
+        element("span", "nudge-moved", `x from ${shown(data.x)} to ${to}: L moves by ${shown(moved)}`),
+        " (from " + shown(data.L) + " to " + shown(data.L + moved) + "); ",
+        element(
+          "span",
+          "nudge-predicted",
+          `gradient × nudge = ${shown(data.grad)} × ${shown(h)} = ${shown(predicted)}`,
+        ),
+        `; apart by ${shown(moved - predicted)}.`,
+      );
+      box.dataset.nudge = shown(h);
+    };
+    slider.addEventListener("input", show);
+    show();
+  }
+
+  function setup() {
+    for (const script of document.querySelectorAll('script[type="application/json"][data-nudges]')) {
+      if (script.dataset.ready || !script.previousElementSibling?.matches("svg")) continue;
+      script.dataset.ready = "yes";
+      control(JSON.parse(script.textContent), script);
+    }
+  }
+
+  if (typeof document$ !== "undefined") document$.subscribe(setup); // Material's page-load signal
+  else document.addEventListener("DOMContentLoaded", setup);
+})();

@@ -1,0 +1,70 @@
+"""Figures drawn in the page from the reader's own code: the Python side, run in the page.
+
+When a reader edits fences and runs them, the page draws again the graph figures below
+the fences from the reader's namespace, with the same functions that drew the committed
+figures (tools/figures.py), and the step-through of a stepped figure from the same
+recording (tools/site/steps.py). A fence that prints a graph (``print(graph_dot(L))``)
+gets the graph drawn under what it printed. Graphviz itself runs in the page as
+WebAssembly: docs/assets/notebook/worker.js lays out the DOT this module hands it, with the
+attributes the book's figures are drawn with (``dot_for_graphviz``, from tools/pictures.py),
+and this module turns Graphviz's SVG into what the book shows (``finished``), so a figure
+drawn live looks like the committed one.
+
+A graph of more than ``MAX_NODES`` boxes is not drawn: it would take seconds to lay out
+and its boxes would be too small to read at the width of the page. The reader gets a
+message with its size instead. Standard library only (and the book's tools above).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tools import pictures
+from tools.figures import FIGURES, unique_ids
+from tools.pictures import dot_for_graphviz  # noqa: F401 (worker.js calls it from here)
+from tools.site import steps
+
+MAX_NODES = 150  # boxes; every figure of the book has far fewer (tests/test_live.py)
+_GRAPH = re.compile(r"^digraph\b[^\n{]*\{\n.*?^\}$", re.DOTALL | re.MULTILINE)
+_NODE = re.compile(r"^\s*(?!(?:node|edge|graph)\b)\w+\s*\[", re.MULTILINE)  # `n3 [label=...]`
+
+
+def node_count(dot: str) -> int:
+    """How many boxes the DOT text declares (one ``name [...]`` statement each)."""
+    return len(_NODE.findall(dot))
+
+
+def too_big(dot: str) -> str | None:
+    """Why the page does not draw ``dot``, or None if it does."""
+    count = node_count(dot)
+    if count <= MAX_NODES:
+        return None
+    return (
+        f"This graph has {count:,} nodes: the page draws graphs of at most {MAX_NODES}, "
+        "beyond which the boxes are too small to read and the layout takes seconds. "
+        "Draw a smaller part of it (one neuron, say), or the whole with Graphviz on your "
+        "machine (`dot -Tsvg`)."
+    )
+
+
+def printed_graphs(text: str) -> list[str]:
+    """The DOT graphs in what a fence printed, whole (``digraph ... {`` to ``}``)."""
+    return _GRAPH.findall(text)
+
+
+def figure(name: str, namespace: dict) -> str:
+    """What the page needs to draw figure ``name`` again from ``namespace`` (the state
+    where the chapter shows it), as JSON: its DOT, and its step data or null."""
+    drawn = FIGURES[name]
+    if not drawn.graph:
+        raise ValueError(f"figure {name} is not a graph: the page draws only graphs live")
+    dot = drawn.draw(namespace)
+    data = steps.page_data(name, drawn.steps(namespace)) if drawn.steps else None
+    return json.dumps({"dot": dot, "steps": data, "too_big": too_big(dot)})
+
+
+def finished(svg: str, prefix: str) -> str:
+    """Graphviz's SVG as the page shows a figure: the book's look, ids under ``prefix``
+    (a figure's name, as in its committed file, so that its step data finds its boxes)."""
+    return unique_ids(pictures.from_graphviz(svg), prefix)
