@@ -2,7 +2,9 @@
 
 A chapter shows a figure as a plain Markdown image, ``![text alternative](figures/NAME.svg)``
 (tools/figures.py draws the files). Inside the page the SVG takes the page's colours, so
-it follows light and dark mode, and its text alternative becomes its label.
+it follows light and dark mode, and its text alternative becomes its label. It carries its
+drawn width as ``--picture-width``, which book.css scales it from on a phone; and its text
+(node labels, axis ticks) is left out of the search index.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 from tools.figures import STANDALONE_STYLE
 
+_WIDTH = re.compile(r'<svg [^>]*?\bwidth="(?P<width>[\d.]+(?:pt|px)?)"')
 _IMG = re.compile(r'<img alt="(?P<alt>[^"]*)" src="(?P<src>(?:\.\./)*figures/[\w-]+\.svg)" />')
 
 
@@ -20,7 +23,12 @@ def inline(svg_file: str, alt: str) -> str:
     """A figure file as an element of a page: the page's colours, and its text alternative."""
     svg = svg_file.strip().replace(STANDALONE_STYLE, "", 1)
     label = html.escape(alt, quote=True)
-    return svg.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
+    width = _WIDTH.match(svg)
+    if width:  # book.css sizes it from its drawn width on a phone
+        drawn = width["width"] if width["width"][-1].isalpha() else width["width"] + "px"
+        svg = svg.replace("height: auto", f"height: auto; --picture-width: {drawn}", 1)
+    attributes = f'role="img" aria-label="{label}" data-search-exclude=""'
+    return svg.replace("<svg ", f"<svg {attributes} ", 1)
 
 
 def inline_figures(html_text: str, docs: Path) -> str:

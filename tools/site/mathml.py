@@ -16,7 +16,8 @@ markup slips that no font can fix; ``mathml()`` converts, then mends its element
   ``:`` and ``;`` are operators ("f : ℝⁿ → ℝᵐ", not "f:ℝⁿ").
 
 The LaTeX goes along as an ``application/x-tex`` annotation, so the site's tests can say
-which formula of a chapter is wrong, and a reader's copy of a formula can keep its source.
+which formula of a chapter is wrong, and a reader's copy of a formula can keep its source;
+the search index leaves it out (``data-search-exclude``), as it has the rendered text.
 """
 
 from __future__ import annotations
@@ -247,5 +248,6 @@ def _annotate(out: str, latex: str) -> str:
     source = html.escape(latex, quote=False)
     return (
         f"{opening}><semantics>{body}"
-        f'<annotation encoding="application/x-tex">{source}</annotation></semantics></math>'
+        f'<annotation encoding="application/x-tex" data-search-exclude="">{source}</annotation>'
+        "</semantics></math>"
     )
