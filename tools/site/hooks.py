@@ -14,8 +14,8 @@ call as well (Material's successor runs no hooks):
 * on_page_markdown: the home page is "Home" in the navigation; the chapters' links to
   ``../micrograd.py`` (right on GitHub and in VS Code) point at the site's copy.
 * on_page_content (before the print-site plugin copies the page): math to MathML
-  (mathml.py), folded blocks classed by kind (folds.py), and the figures' SVG put into the
-  page (figures.py).
+  (mathml.py), folded blocks classed by kind and the engine's links offered as a download
+  (marks.py), and the figures' SVG put into the page (figures.py).
 * on_page_context (after that copy, so the whole-book print page has neither, and before
   the search plugin indexes the page): under each
   engine fence, a line naming the later chapters that use it; the page's fences as data
@@ -47,7 +47,7 @@ from tools.figures import recorded, stepped_in  # noqa: E402
 from tools.notebook import as_micrograd, import_engine  # noqa: E402
 from tools.site import fences, runtime, search, steps, weave  # noqa: E402
 from tools.site.figures import inline_figures  # noqa: E402
-from tools.site.folds import label_folds  # noqa: E402
+from tools.site.marks import label_folds, offer_download  # noqa: E402
 from tools.site.mathml import math_in_html  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.book")
@@ -124,7 +124,8 @@ def on_page_content(html, page, config, **_):
     def warn(latex, error):
         log.warning("%s: cannot convert math %r to MathML: %s", page.file.src_path, latex, error)
 
-    return inline_figures(label_folds(math_in_html(html, warn)), Path(config["docs_dir"]))
+    html = offer_download(label_folds(math_in_html(html, warn)))
+    return inline_figures(html, Path(config["docs_dir"]))
 
 
 @event_priority(10)  # before the search plugin indexes the page (default priority: 0)

@@ -61,6 +61,13 @@
       return `line ${this.fence.line - 1}`; // the opening ``` line, as pytest reports it
     }
 
+    // Where a failure of this fence happened: the chapter line its report names first
+    // ("docs/x.md:45: AssertionError"), else the fence's opening line.
+    failedAt(failure) {
+      const named = /^[^\n]*?\.md:(\d+): /.exec(failure);
+      return named ? `line ${named[1]}` : `the fence at ${this.where}`;
+    }
+
     decorate() {
       const { fence, block } = this;
       this.bar = element("div", "notebook-bar");
@@ -300,7 +307,7 @@
           if (failure !== null) {
             this.stale = true; // under pytest too, nothing runs after the first failure
             this.cells.slice(this.next, target + 1).forEach((later) => {
-              later.setState("not-run", `not run: the fence at ${current.where} failed first`);
+              later.setState("not-run", `not run: ${current.failedAt(failure)} failed first`);
             });
             break;
           }

@@ -1,4 +1,8 @@
-"""The book's folded blocks, told apart: a class on each <details> from what its summary says.
+"""Marks a page gets while the site is built, which plain Markdown cannot carry.
+
+* The book's folded blocks, told apart: a class on each <details> from what its summary
+  says (label_folds).
+* The links to the engine, ``micrograd.py``, offered as a download (offer_download).
 
 A chapter folds four kinds of things (plain ``<details>`` with a ``<summary>``, so the
 Markdown carries no classes): the book's checks ("Checks", "Checks of ..."), a solution
@@ -10,6 +14,8 @@ its own; a summary that starts otherwise is left as it is.
 from __future__ import annotations
 
 import re
+
+from tools import ENGINE
 
 KINDS = {"Checks": "checks", "Solution": "solution", "Answer": "answer", "Figure": "steps"}
 
@@ -26,3 +32,12 @@ def label_folds(html_text: str) -> str:
         return f'<details class="fold-{kind}">{match[1]}{match["word"]}'
 
     return _FOLD.sub(label, html_text)
+
+
+_ENGINE_LINK = re.compile(rf'<a href="((?:\.\./)*{re.escape(ENGINE)})"')
+
+
+def offer_download(html_text: str) -> str:
+    """``html_text`` with each link to the site's copy of the engine marked ``download``,
+    so a click saves micrograd.py instead of showing it."""
+    return _ENGINE_LINK.sub(rf'<a download href="\1"', html_text)
