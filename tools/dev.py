@@ -47,7 +47,19 @@ SERVE_ADDRESS = ("127.0.0.1", 8000)  # mkdocs serve's default
 # The suite on up to four processes (pytest-xdist), a file to a process: a chapter's
 # fences share one namespace, and a test module its session fixtures.
 PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "loadfile"]
-COMMANDS = ("test", "check", "serve", "build", "pdf", "tangle", "sync", "figures", "bench", "skeleton", "learn")
+COMMANDS = (
+    "test",
+    "check",
+    "serve",
+    "build",
+    "pdf",
+    "tangle",
+    "sync",
+    "figures",
+    "bench",
+    "skeleton",
+    "learn",
+)
 
 
 class SetupError(Exception):

@@ -37,7 +37,7 @@ class PublishError(Exception):
 
 
 def build(site: Path = SITE) -> Path:
-    """``mkdocs build --strict`` into ``site``; PublishError, with mkdocs's last lines, if it fails."""
+    """``mkdocs build --strict`` into ``site``; PublishError with mkdocs's last lines if not."""
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)

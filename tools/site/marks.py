@@ -40,4 +40,4 @@ _ENGINE_LINK = re.compile(rf'<a href="((?:\.\./)*{re.escape(ENGINE)})"')
 def offer_download(html_text: str) -> str:
     """``html_text`` with each link to the site's copy of the engine marked ``download``,
     so a click saves micrograd.py instead of showing it."""
-    return _ENGINE_LINK.sub(rf'<a download href="\1"', html_text)
+    return _ENGINE_LINK.sub(r'<a download href="\1"', html_text)
