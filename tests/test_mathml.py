@@ -115,6 +115,12 @@ def test_slash_and_partial_are_ordinary_and_a_colon_is_a_relation():
     assert ("mo", ":", {"lspace": "0.2778em", "rspace": "0.2778em"}) in tokens(r"f : A")
 
 
+def test_dots_in_a_list_are_ordinary_so_only_the_commas_space_them():
+    found = tokens(r"c_1, \dots, c_k")
+    assert ("mi", "\u2026", {}) in found and ("mo", "\u2026", {}) not in found
+    assert ("mi", "\u22ef", {}) in tokens(r"a + \cdots + b")
+
+
 def test_inline_math_can_break_after_each_relation():
     pieces = parse(r"a = b \le c")
     shown = ["".join(e.text for e in piece.iter() if e.tag in {"mi", "mo"}) for piece in pieces]

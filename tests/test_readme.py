@@ -58,3 +58,25 @@ def test_vscode_tasks_run_dev_py_commands_on_every_os():
     settings = _jsonc(ROOT / ".vscode" / "settings.json")
     # a folder: the Python extension finds bin/python or Scripts\python.exe in it
     assert settings["python.defaultInterpreterPath"] == "${workspaceFolder}/.venv"
+
+
+def test_the_pages_workflow_publishes_what_the_readme_command_builds():
+    import yaml
+
+    from tools.publish import SITE
+
+    headings = Chapter.read(README).headings
+    (start,) = [h.line for h in headings if h.text == "Publish it"]
+    end = min(h.line for h in headings if h.line > start)
+    (command,) = [
+        f.code.split("#")[0].strip()
+        for f in Chapter.read(README).fences
+        if f.info == "sh" and start < f.line < end
+    ]
+    assert command.startswith("python3 tools/dev.py build"), command
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text())
+    steps = workflow["jobs"]["build"]["steps"]
+    runs = [step["run"].strip() for step in steps if "run" in step]
+    assert command in runs, f"pages.yml runs {runs}, the README says {command!r}"
+    [published] = [s for s in steps if s.get("uses", "").startswith("actions/upload-pages")]
+    assert published["with"]["path"] == SITE.name, "Pages must publish what the build writes"

@@ -167,7 +167,7 @@ def test_index_has_a_row_per_name_with_definition_line_and_users(docs):
     (half,) = [row for row in rows if row.startswith("| `half`")]
     line = woven.tangled.text.splitlines().index("def half(thing):") + 1
     assert half == (
-        f"| `half` | [1 § Arithmetic](01-things.md#arithmetic) | {line} | "
+        f"| `half` | [chapter 1: Arithmetic](01-things.md#arithmetic) | {line} | "
         '[4](04-math.md "4. Only math") |'
     )
 

@@ -3,6 +3,8 @@
     python3 tools/dev.py test [pytest args]    run the whole test suite
     python3 tools/dev.py check [pytest args]   the quick part: no site, browser, or heavy reruns
     python3 tools/dev.py serve [mkdocs args]   the book on http://127.0.0.1:8000, re-tangled on save
+    python3 tools/dev.py build [--archive]     the site into site/ (--archive: with the PDF, zipped)
+    python3 tools/dev.py pdf                   the site, and the whole book as a PDF in it
     python3 tools/dev.py tangle [args]         chapters -> micrograd.py (--check, --force)
     python3 tools/dev.py sync                  chapters <-> micrograd.py, whichever side changed
     python3 tools/dev.py figures [--check]     redraw the figures (docs/figures) and step tables
@@ -45,7 +47,19 @@ SERVE_ADDRESS = ("127.0.0.1", 8000)  # mkdocs serve's default
 # The suite on up to four processes (pytest-xdist), a file to a process: a chapter's
 # fences share one namespace, and a test module its session fixtures.
 PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "loadfile"]
-COMMANDS = ("test", "check", "serve", "tangle", "sync", "figures", "bench", "skeleton", "learn")
+COMMANDS = (
+    "test",
+    "check",
+    "serve",
+    "build",
+    "pdf",
+    "tangle",
+    "sync",
+    "figures",
+    "bench",
+    "skeleton",
+    "learn",
+)
 
 
 class SetupError(Exception):
@@ -285,6 +299,8 @@ def command_line(command: str, rest: list[str]) -> list:
         "test": [PYTHON, "-m", "pytest", *PARALLEL, *rest],
         "check": [PYTHON, "-m", "pytest", *PARALLEL, "-m", "not site and not heavy", *rest],
         "serve": [PYTHON, "-c", MKDOCS_SERVE, *serve_options(rest)],
+        "build": [PYTHON, ROOT / "tools" / "publish.py", "build", *rest],
+        "pdf": [PYTHON, ROOT / "tools" / "publish.py", "pdf", *rest],
         "tangle": [*tangle, *rest],
         "sync": [PYTHON, ROOT / "tools" / "sync.py", *rest],
         "figures": [PYTHON, ROOT / "tools" / "redraw.py", *rest],

@@ -48,7 +48,7 @@ def test_a_late_fence_in_chapter_3_runs_the_fences_above_it_first(open_page, sit
 
 
 @pytest.mark.usefixtures("runtime")
-def test_what_a_fence_prints_shows_under_its_output_block(open_page, tmp_path):
+def test_output_shows_once_marked_same_or_in_place_of_the_books(open_page, tmp_path):
     # A small site's chapter has what no real chapter needs: a fence that prints
     # "</script>" (which must not end the page's fence data early), with its ```output
     # block, and one that imports torch (which the page cannot run).
@@ -58,20 +58,31 @@ def test_what_a_fence_prints_shows_under_its_output_block(open_page, tmp_path):
         tab.wait_for_selector("body[data-notebook=idle]", state="attached")
         line = 9  # print("</script> stays inside the data"), then its ```output block
         run(tab, line)
-        result = bar(tab, line).locator("xpath=following-sibling::div[2]")
+        book = bar(tab, line).locator("xpath=following-sibling::div[1]")
+        assert book.get_attribute("class").startswith("language-output")
+        result = book.locator("xpath=following-sibling::div[1]")
         assert "notebook-result" in result.get_attribute("class"), "not below the block"
-        assert (
-            result.locator("xpath=preceding-sibling::div[1]")
-            .get_attribute("class")
-            .startswith("language-output")
-        )
         assert printed(tab, line) == "</script> stays inside the data\n"
-        assert "the same as the book's output" in result.text_content()
+        # The same as the book: the book's block, marked, and no second copy.
+        assert book.is_visible() and book.get_attribute("data-run") == "same"
+        assert "ran: same as the book" in book.locator("pre").evaluate(
+            "pre => getComputedStyle(pre, '::before').content"
+        )
+        assert result.is_hidden(), "the same output is shown twice"
 
         code(tab, line).fill('print("something else")\n')
         run(tab, line)
+        # Something else: the run's output in the block's place, the book's folded below.
         assert printed(tab, line) == "something else\n"
-        assert "the book's output above differs" in result.text_content()
+        assert book.is_hidden() and result.locator(".notebook-printed").is_visible()
+        folded = result.locator("details.notebook-book")
+        assert folded.is_visible() and not folded.evaluate("d => d.open")
+        folded.locator("summary").click()
+        assert folded.locator("pre").text_content() == "</script> stays inside the data\n"
+
+        bar(tab, line).locator(".notebook-reset").click()
+        run(tab, line)
+        assert book.is_visible() and result.is_hidden()
         assert "imports torch" in tab.locator(".notebook-blocked").text_content()
         assert_clean(tab, "the small site")
 

@@ -2,8 +2,10 @@
 
 A chapter shows a figure as a plain Markdown image, ``![text alternative](figures/NAME.svg)``
 (tools/figures.py draws the files). Inside the page the SVG takes the page's colours, so
-it follows light and dark mode, and its text alternative becomes its label; it carries the
-figure's name (``data-figure``), so that the data of a control under it can follow it
+it follows light and dark mode, and its text alternative becomes its label. It carries its
+drawn width as ``--picture-width``, which book.css scales it from on a phone; its text
+(node labels, axis ticks) is left out of the search index; and it carries the figure's
+name (``data-figure``), so that the data of a control under it can follow it
 (``with_data``: the nudges of docs/assets/nudge/nudge.js).
 """
 
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from tools.figures import STANDALONE_STYLE
 
+_WIDTH = re.compile(r'<svg [^>]*?\bwidth="(?P<width>[\d.]+(?:pt|px)?)"')
 _IMG = re.compile(r'<img alt="(?P<alt>[^"]*)" src="(?P<src>(?:\.\./)*figures/[\w-]+\.svg)" />')
 
 
@@ -24,7 +27,12 @@ def inline(svg_file: str, alt: str, name: str) -> str:
     and its name."""
     svg = svg_file.strip().replace(STANDALONE_STYLE, "", 1)
     label = html.escape(alt, quote=True)
-    return svg.replace("<svg ", f'<svg data-figure="{name}" role="img" aria-label="{label}" ', 1)
+    width = _WIDTH.match(svg)
+    if width:  # book.css sizes it from its drawn width on a phone
+        drawn = width["width"] if width["width"][-1].isalpha() else width["width"] + "px"
+        svg = svg.replace("height: auto", f"height: auto; --picture-width: {drawn}", 1)
+    attributes = f'data-figure="{name}" role="img" aria-label="{label}" data-search-exclude=""'
+    return svg.replace("<svg ", f"<svg {attributes} ", 1)
 
 
 def inline_figures(html_text: str, docs: Path) -> str:

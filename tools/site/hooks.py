@@ -4,7 +4,8 @@ The work is done by plain functions in this folder and in tools/, which a script
 call as well (Material's successor runs no hooks):
 
 * on_startup / on_config: whether this is ``mkdocs serve``; the pinned Python runtime of
-  the Run buttons (runtime.py), or a one-line note on how to get it.
+  the Run buttons (runtime.py) and the shim that runs search from disk (search.py), or a
+  one-line note on how to get each.
 * on_pre_build: while serving, micrograd.py is tangled again before every build, so saving
   a chapter updates it; if micrograd.py has edits of its own, it is left alone with a
   warning (tools/tangle.py).
@@ -13,14 +14,15 @@ call as well (Material's successor runs no hooks):
 * on_page_markdown: the home page is "Home" in the navigation; the chapters' links to
   ``../micrograd.py`` (right on GitHub and in VS Code) point at the site's copy.
 * on_page_content (before the print-site plugin copies the page): math to MathML
-  (mathml.py) and the figures' SVG put into the page (figures.py).
+  (mathml.py), folded blocks classed by kind and the engine's links offered as a download
+  (marks.py), and the figures' SVG put into the page (figures.py).
 * on_page_context (after that copy, so the whole-book print page has neither, and before
   the search plugin indexes the page): under each
   engine fence, a line naming the later chapters that use it; the page's fences as data
   for its Run buttons (fences.py); after each figure that is stepped through, its backward
   pass recorded with micrograd.py as it is now (tools/figures.py, steps.py), and after a
   figure with a nudge control, its nudges (figures.py).
-* on_post_build: the runtime's files copied into the site.
+* on_post_build: the runtime's files and the search shim copied into the site.
 
 This file puts the repository root on ``sys.path`` (mkdocs imports a hook by its file
 path); nothing else does.
@@ -44,12 +46,13 @@ from tools import ENGINE, ROOT, tangle  # noqa: E402
 from tools.chapter import Chapter  # noqa: E402
 from tools.figures import nudged, recorded, stepped_in, with_data_in  # noqa: E402
 from tools.notebook import as_micrograd, import_engine  # noqa: E402
-from tools.site import fences, runtime, steps, weave  # noqa: E402
+from tools.site import fences, runtime, search, steps, weave  # noqa: E402
 from tools.site.figures import inline_figures, with_data  # noqa: E402
+from tools.site.marks import label_folds, offer_download  # noqa: E402
 from tools.site.mathml import math_in_html  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.book")
-_build = {"serving": False, "runtime": None, "woven": None, "files": None}
+_build = {"serving": False, "runtime": None, "shim": None, "woven": None, "files": None}
 
 
 def on_startup(command, dirty):
@@ -62,6 +65,15 @@ def on_config(config):
     except runtime.RuntimeUnavailableError as why:
         _build["runtime"] = None
         log.info(runtime.HOW_TO_ENABLE.format(why=why, version=runtime.PYODIDE))
+    except runtime.RuntimeIntegrityError as error:
+        raise PluginError(str(error)) from None
+    try:
+        _build["shim"] = {search.SHIM: runtime.runtime_tarball(search.SHIM)}
+    except runtime.RuntimeUnavailableError as why:
+        _build["shim"] = None
+        shim = search.SHIM.files["shim/index.js"]
+        config.extra["polyfills"] = [p for p in config.extra.get("polyfills", []) if p != shim]
+        log.info(search.HOW_TO_ENABLE.format(why=why))
     except runtime.RuntimeIntegrityError as error:
         raise PluginError(str(error)) from None
     return config
@@ -113,7 +125,8 @@ def on_page_content(html, page, config, **_):
     def warn(latex, error):
         log.warning("%s: cannot convert math %r to MathML: %s", page.file.src_path, latex, error)
 
-    return inline_figures(math_in_html(html, warn), Path(config["docs_dir"]))
+    html = offer_download(label_folds(math_in_html(html, warn)))
+    return inline_figures(html, Path(config["docs_dir"]))
 
 
 @event_priority(10)  # before the search plugin indexes the page (default priority: 0)
@@ -169,5 +182,7 @@ def _with_used_in(page, woven, chapter: Path) -> str:
 
 
 def on_post_build(config, **_):
+    if _build["shim"] is not None:
+        runtime.install_packages(_build["shim"], Path(config["site_dir"]))
     if _build["runtime"] is not None:
         runtime.install_runtime(_build["runtime"], Path(config["site_dir"]))

@@ -12,11 +12,13 @@ markup slips that no font can fix; ``mathml()`` converts, then mends its element
   ``<mo>``, which is invalid MathML and renders as "+ =");
 * ``\\dot{x}`` and ``\\bar{v}`` are accents (``accent="true"``), placed on the letter as in
   TeX, and a bar over one letter does not stretch;
-* ``/`` and ``\\partial`` are ordinary symbols, as in TeX ("∂L/∂v", not "∂L / ∂v"), and
+* ``/``, ``\\partial``, ``\\dots`` and ``\\cdots`` are ordinary symbols, as in TeX ("∂L/∂v",
+  not "∂L / ∂v"; "c₁, …, cₖ", not "c₁, … ,cₖ"), and
   ``:`` and ``;`` are operators ("f : ℝⁿ → ℝᵐ", not "f:ℝⁿ").
 
 The LaTeX goes along as an ``application/x-tex`` annotation, so the site's tests can say
-which formula of a chapter is wrong, and a reader's copy of a formula can keep its source.
+which formula of a chapter is wrong, and a reader's copy of a formula can keep its source;
+the search index leaves it out (``data-search-exclude``), as it has the rendered text.
 """
 
 from __future__ import annotations
@@ -185,8 +187,8 @@ def _symbol_classes(row: Element) -> None:
         if element.tag == "mo" and text(element) == "/":  # ordinary: no space around it
             element.set("lspace", "0")
             element.set("rspace", "0")
-        if element.tag == "mo" and text(element) == "\u2202":  # ordinary, like a letter
-            element.tag = "mi"
+        if element.tag == "mo" and text(element) in ("\u2202", "\u2026", "\u22ef"):
+            element.tag = "mi"  # ordinary, like a letter: ∂, and \dots and \cdots in a list
         if element.tag == "mi" and text(element) == ":":  # a relation: f : A -> B
             element.tag = "mo"
             element.set("lspace", THICK_SPACE)
@@ -247,5 +249,6 @@ def _annotate(out: str, latex: str) -> str:
     source = html.escape(latex, quote=False)
     return (
         f"{opening}><semantics>{body}"
-        f'<annotation encoding="application/x-tex">{source}</annotation></semantics></math>'
+        f'<annotation encoding="application/x-tex" data-search-exclude="">{source}</annotation>'
+        "</semantics></math>"
     )

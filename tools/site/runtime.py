@@ -158,14 +158,19 @@ def runtime_tarballs() -> dict[Package, Path]:
     return {package: runtime_tarball(package) for package in PACKAGES}
 
 
-def install_runtime(tarballs: Mapping[Package, Path], site: Path) -> None:
-    """Copy the packages' files and the page's Python files into the built site."""
+def install_packages(tarballs: Mapping[Package, Path], site: Path) -> None:
+    """Copy the packages' files into the built site, each to its place."""
     for package, tarball in tarballs.items():
         with tarfile.open(tarball) as archive:
             for name, place in package.files.items():
                 target = site / place
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(archive.extractfile(f"package/{name}").read())
+
+
+def install_runtime(tarballs: Mapping[Package, Path], site: Path) -> None:
+    """Copy the runtimes' files and the page's Python files into the built site."""
+    install_packages(tarballs, site)
     notebook = site / NOTEBOOK_DIR
     for name, source in {**PAGE_PYTHON, **LIVE_PYTHON}.items():
         (notebook / name).parent.mkdir(parents=True, exist_ok=True)

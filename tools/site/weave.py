@@ -242,7 +242,8 @@ def engine_page(woven: Woven) -> str:
         chunk = tangled.chunks[definition.chunk]
         chapter = chunk.fence.path
         if chunk.heading and chunk.heading.level > 1:
-            where = f"{woven.label(chapter)} § {chunk.heading.text}"
+            label = woven.label(chapter)
+            where = f"{'chapter ' if label.isdigit() else ''}{label}: {chunk.heading.text}"
         else:
             where = woven.titles[chapter]
         anchor = f"#{chunk.heading.anchor}" if chunk.heading else ""

@@ -6,7 +6,8 @@
 // python code blocks, in the same order; each gets a bar with Run, Stop and Reset, and
 // its code becomes editable. Running a fence first runs the fences above it that have
 // not run; a failure stops the chapter there, as under pytest. What a fence prints and
-// how it failed appear under it (under its ```output block, if it has one).
+// how it failed appear under it; under an ```output block, output the same as the book's
+// only marks the block, other output takes its place (the book's folded beside it).
 //
 // The graph figures are drawn again from the reader's state (tools/site/live.py): once the
 // fences above a figure have run and one of them was the reader's code rather than the
@@ -66,6 +67,13 @@
       return `line ${this.fence.line - 1}`; // the opening ``` line, as pytest reports it
     }
 
+    // Where a failure of this fence happened: the chapter line its report names first
+    // ("docs/x.md:45: AssertionError"), else the fence's opening line.
+    failedAt(failure) {
+      const named = /^[^\n]*?\.md:(\d+): /.exec(failure);
+      return named ? `line ${named[1]}` : `the fence at ${this.where}`;
+    }
+
     decorate() {
       const { fence, block } = this;
       this.bar = element("div", "notebook-bar");
@@ -105,7 +113,7 @@
       this.resetButton.addEventListener("click", () => this.reset());
       this.bar.append(this.runButton, this.stopButton, this.resetButton, this.status);
 
-      // What it printed, and how it failed: under its ```output block if it has one.
+      // What it printed, and how it failed: in place of its ```output block if it has one.
       this.result = element("div", "notebook-result");
       this.result.hidden = true;
       this.caption = element("div", "notebook-caption");
@@ -115,6 +123,13 @@
       this.result.append(this.caption, this.printed, this.graphs, this.failure);
       const next = block.nextElementSibling === this.bar ? this.bar.nextElementSibling : null;
       this.book = next && next.matches("div.language-output") ? next : null;
+      if (this.book) {
+        // The book's output, to compare with when a run prints something else.
+        this.bookCopy = element("details", "notebook-book");
+        this.bookCopy.append(element("summary", "", "The book's output"));
+        this.bookCopy.append(element("pre", "", this.bookText));
+        this.result.append(this.bookCopy);
+      }
       (this.book || this.bar).after(this.result);
       this.setState("idle", "");
     }
@@ -149,25 +164,41 @@
       this.status.textContent = status;
     }
 
+    get bookText() {
+      return this.book ? this.book.querySelector("code").textContent : null;
+    }
+
     clear() {
       if (!this.result) return;
       this.result.hidden = true;
       this.printed.textContent = this.failure.textContent = this.caption.textContent = "";
       this.graphs.replaceChildren();
+      if (this.book) {
+        this.book.hidden = false;
+        delete this.book.dataset.run;
+        this.bookCopy.hidden = true;
+      }
       this.setState("idle", "");
     }
 
+    // Output once. Under an ```output block, a run that printed the same shows no second
+    // copy: the book's block is marked "ran: same as the book". One that printed something
+    // else shows its output in the block's place, with the book's folded under it.
     show() {
       const printed = this.printed.textContent;
       const failed = this.failure.textContent !== "";
-      this.result.hidden = printed === "" && !failed && !this.graphs.childElementCount;
-      this.printed.hidden = printed === "";
-      this.failure.hidden = !failed;
-      let caption = printed === "" ? "" : "Printed";
-      if (printed !== "" && this.book) {
-        const same = printed === this.book.querySelector("code").textContent;
-        caption += same ? " (the same as the book's output above)" : " (the book's output above differs)";
+      const same = this.book !== null && printed === this.bookText;
+      if (this.book) {
+        this.book.hidden = !same && (printed !== "" || failed);
+        if (same && !failed) this.book.dataset.run = "same";
+        else delete this.book.dataset.run;
+        this.bookCopy.hidden = !this.book.hidden;
       }
+      this.printed.hidden = printed === "" || same;
+      this.failure.hidden = !failed;
+      this.result.hidden = this.printed.hidden && !failed && !this.graphs.childElementCount;
+      let caption = this.printed.hidden ? "" : "output of this run";
+      if (!this.printed.hidden && this.book) caption += ", not the book's (folded below)";
       this.caption.textContent = caption;
     }
 
@@ -175,11 +206,11 @@
     // failed check (an edit above broke something); a fence the reader edited may differ.
     differs() {
       if (!this.book || this.text.trimEnd() !== this.fence.code.trimEnd()) return null;
-      if (this.printed.textContent === this.book.querySelector("code").textContent) return null;
+      if (this.printed.textContent === this.bookText) return null;
       return (
         // The line of the fence's opening backticks, as pytest names it (tools/notebook.py).
         `${this.notebook.chapter}:${this.fence.line - 1}: OutputMismatchError: the fence printed ` +
-        "something other than what its output block shows (the book's output is above, this run's below)"
+        "something other than what its output block shows (this run's output is above, the book's folded below it)"
       );
     }
 
@@ -366,7 +397,7 @@
           if (failure !== null) {
             this.stale = true; // under pytest too, nothing runs after the first failure
             this.cells.slice(this.next, target + 1).forEach((later) => {
-              later.setState("not-run", `not run: the fence at ${current.where} failed first`);
+              later.setState("not-run", `not run: ${current.failedAt(failure)} failed first`);
             });
             break;
           }

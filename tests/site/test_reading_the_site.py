@@ -1,0 +1,166 @@
+"""The page as a reader sees it: math and figures that fit, search that reads, print and PDF.
+
+Display math that fits its column has nothing to scroll (so no scrollbar, wherever scrollbars
+are classic); on a 390 px phone every figure is within the column or scrolls inside its own
+box, never drawn larger than it was drawn; the search index holds the rendered math but no
+TeX, and no figure's labels; search works opened from disk; printed, a page shows no Run bar
+or step control; and a chapter prints to a PDF with an outline (tools/publish.py).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+
+import pytest
+
+from tests.helpers.browser import PHONE, assert_clean
+from tests.helpers.site import PAGES, url_path
+from tools import ROOT
+from tools.publish import has_outline, pages, print_pdf
+
+
+# The two tests that visit many pages go from page to page without waiting for the search
+# index and the icon to load, so Chromium aborts those requests: that every page loads
+# cleanly is test_browser.py's.
+def _pages_with(built_site, marker: str) -> list:
+    return [p for p in PAGES if marker in (built_site / url_path(p).lstrip("/")).read_text()]
+
+
+MATH_JS = """
+[...document.querySelectorAll("article div.arithmatex")].map(div => {
+  const style = getComputedStyle(div), math = div.querySelector("math");
+  return {fits: math.getBoundingClientRect().width <= div.clientWidth,
+          scrolls: [div.scrollWidth - div.clientWidth, div.scrollHeight - div.clientHeight],
+          overflowY: style.overflowY, tex: math.querySelector("annotation").textContent};
+})
+"""
+
+
+def test_display_math_that_fits_has_nothing_to_scroll(open_page, site_url, built_site):
+    pages = _pages_with(built_site, 'class="arithmatex"')
+    assert pages, "no page has display math"
+    tab = open_page(site_url + "/")
+    for page in pages:
+        tab.goto(site_url + url_path(page))
+        for math in tab.evaluate(MATH_JS):
+            if not math["fits"]:
+                continue
+            assert math["scrolls"] == [0, 0] and math["overflowY"] in ("hidden", "visible"), (
+                f"{page.name}: ${math['tex']}$ fits its column but can scroll "
+                f"{math['scrolls']} px (x, y), so it shows a scrollbar where scrollbars are "
+                "classic: see div.arithmatex in docs/stylesheets/math.css"
+            )
+
+
+FIGURES_JS = """
+[...document.querySelectorAll("article svg.picture")].map(svg => {
+  const box = svg.getBoundingClientRect(), holder = svg.parentElement;
+  const column = svg.closest("article").getBoundingClientRect();
+  const probe = document.createElement("div");
+  probe.style.width = getComputedStyle(svg).getPropertyValue("--picture-width");
+  document.body.append(probe);
+  const drawn = probe.getBoundingClientRect().width;
+  probe.remove();
+  return {label: svg.getAttribute("aria-label").slice(0, 40), width: box.width, drawn,
+          within: box.left >= column.left - 1 && box.right <= column.right + 1,
+          scrolls: getComputedStyle(holder).overflowX === "auto"
+                   && holder.getBoundingClientRect().right <= column.right + 1};
+})
+"""
+
+
+def test_on_a_phone_every_figure_fits_the_column_or_scrolls_inside_it(
+    open_page, site_url, built_site
+):
+    pages = _pages_with(built_site, 'class="picture"')
+    tab = open_page(site_url + "/", phone=True)
+    seen = 0
+    for page in pages:
+        tab.goto(site_url + url_path(page))
+        for figure in tab.evaluate(FIGURES_JS):
+            seen += 1
+            where = f"{page.name}, the figure {figure['label']!r}"
+            assert figure["within"] or figure["scrolls"], f"{where} sticks out: {figure}"
+            assert figure["drawn"] > 0, f"{where} has no --picture-width (tools/site/figures.py)"
+            assert figure["width"] <= figure["drawn"] + 1, f"{where} is blown up: {figure}"
+            legible = min(figure["drawn"] * 0.55, PHONE["width"])
+            assert figure["width"] >= legible - 1, f"{where} is shrunk illegibly: {figure}"
+    assert seen >= 10, f"only {seen} figures on the phone"
+    assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def _tex_commands(built_site) -> set[str]:
+    """Every TeX command the book's math uses, from the annotations of the built pages."""
+    found = set()
+    for page in PAGES:
+        text = (built_site / url_path(page).lstrip("/")).read_text(encoding="utf-8")
+        for tex in re.findall(r'<annotation encoding="application/x-tex"[^>]*>(.*?)<', text):
+            found |= set(re.findall(r"\\[a-zA-Z]+", html.unescape(tex)))
+    return found
+
+
+def _index_text(built_site) -> str:
+    docs = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
+    return " ".join(html.unescape(doc["text"]) for doc in docs)
+
+
+def test_the_search_index_holds_rendered_math_without_tex_or_figure_labels(built_site):
+    commands = _tex_commands(built_site)
+    assert {r"\partial", r"\frac", r"\cdot"} <= commands, commands
+    text = _index_text(built_site)
+    assert "∂" in text and "·" in text, "the rendered math is not in the search index"
+    in_index = sorted(c for c in commands if re.search(re.escape(c) + "(?![a-zA-Z])", text))
+    assert not in_index, f"TeX in the search index: {in_index} (see tools/site/mathml.py)"
+    for figure in sorted((ROOT / "docs" / "figures").glob("*.svg")):
+        labels = [
+            html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]+)</text>", figure.read_text())
+        ]
+        if len(labels) >= 4:  # drawn with text (the Graphviz ones), not only with paths
+            run_on = " ".join(labels[:4])
+            assert run_on not in text, f"{figure.name}'s labels are in the search index: {run_on!r}"
+
+
+def _search(tab, query: str):
+    tab.keyboard.press("s")  # Material's shortcut to the search box
+    tab.keyboard.type(query)
+    results = tab.locator(".md-search-result__item")
+    results.first.wait_for(timeout=15_000)
+    return results
+
+
+def test_search_works_from_disk_and_shows_no_tex(open_page, built_site):
+    tab = open_page((built_site / "01-what-autograd-records.html").as_uri())
+    results = _search(tab, "consumers")
+    shown = " ".join(results.all_text_contents())
+    assert "consumers" in shown.lower(), shown
+    tex = sorted(c for c in _tex_commands(built_site) if c in shown)
+    assert not tex, f"search results show TeX {tex}: {shown[:300]}"
+    outside = [url for url in tab.watch.requested if not url.startswith("file://")]
+    assert not outside, f"search from disk asked for {outside}"
+    assert_clean(tab, "search from file://")
+
+
+def test_printed_pages_show_no_run_bar_or_step_control(open_page, site_url, built_site):
+    tab = open_page(site_url + "/03-backward.html")
+    controls = ".notebook-bar, .steps-bar"
+    tab.wait_for_selector(".steps-bar")
+    shown = tab.locator(controls)
+    on_screen = sum(bar.is_visible() for bar in shown.all())
+    assert on_screen >= 1, "chapter 3 should have step controls (and Run bars, with the runtime)"
+    tab.emulate_media(media="print")
+    printed = [bar.get_attribute("class") for bar in shown.all() if bar.is_visible()]
+    assert not printed, f"printed, chapter 3 shows {printed} (docs/stylesheets/print.css)"
+    kept = tab.locator("article h2").first.evaluate("h => getComputedStyle(h).breakAfter")
+    assert kept == "avoid", f"printed, a heading may end a page (break-after: {kept})"
+    assert_clean(tab, "chapter 3 in print media")
+
+
+def test_a_chapter_prints_to_a_pdf_with_an_outline(built_site, tmp_path):
+    if shutil.which("chromium") is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    out = print_pdf(built_site / "03-backward.html", tmp_path / "03-backward.pdf")
+    assert has_outline(out), "the PDF has no outline (--generate-pdf-document-outline)"
+    assert pages(out) > 1, f"chapter 3 printed on {pages(out)} page"

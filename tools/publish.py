@@ -1,0 +1,141 @@
+"""The book to take away: the site in site/, the whole book as a PDF, both as one archive.
+
+    python3 tools/dev.py build              the site into site/ (open site/index.html)
+    python3 tools/dev.py build --archive    the same, the PDF into it, and the folder zipped
+                                            as the-literate-micrograd.zip, to read offline
+    python3 tools/dev.py pdf                the site, then site/the-literate-micrograd.pdf
+
+The site is built as the tests build it (``mkdocs build --strict``). The PDF is the site's
+whole-book page (print_page.html, from the print-site plugin) printed by headless Chromium
+from disk: MathML, the math font and the figures as on screen, an outline of the chapters
+and their sections (``--generate-pdf-document-outline``), no browser header or footer, and
+the print styles of docs/stylesheets/print.css (no Run bars or step controls, headings kept
+with what follows). Chromium is Debian's ``chromium`` (or Chrome, where that is installed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = ROOT / "site"
+PDF = "the-literate-micrograd.pdf"  # in the site folder, so the archive and Pages carry it
+ARCHIVE = ROOT / "the-literate-micrograd.zip"
+PRINT_PAGE = "print_page.html"
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+class PublishError(Exception):
+    """Something the book needs could not be made; the message says what to do."""
+
+
+def build(site: Path = SITE) -> Path:
+    """``mkdocs build --strict`` into ``site``; PublishError with mkdocs's last lines if not."""
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        said = "\n".join(result.stderr.strip().splitlines()[-5:])
+        raise PublishError(f"the site did not build (mkdocs build --strict):\n{said}")
+    return site
+
+
+def browser() -> str:
+    """The Chromium to print with."""
+    for name in BROWSERS:
+        if found := shutil.which(name):
+            return found
+    raise PublishError(
+        "no Chromium to print the PDF with: install it (Debian: apt-get install chromium "
+        "fonts-liberation), then run the same command again"
+    )
+
+
+def print_pdf(page: Path, out: Path) -> Path:
+    """Print the built page ``page`` (an HTML file) to the PDF ``out``, with an outline."""
+    with tempfile.TemporaryDirectory() as profile:
+        command = [
+            browser(),
+            "--headless",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            *(["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+            f"--print-to-pdf={out}",
+            "--generate-pdf-document-outline",
+            "--no-pdf-header-footer",
+            page.resolve().as_uri(),
+        ]
+        out.unlink(missing_ok=True)
+        result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if result.returncode != 0 or not out.exists() or not out.read_bytes().startswith(b"%PDF"):
+        said = (result.stderr.strip().splitlines() or ["no message"])[-1]
+        raise PublishError(f"Chromium did not print {page.name} to {out} ({said})")
+    return out
+
+
+def pages(pdf: Path) -> int:
+    """How many pages ``pdf`` has (Chromium's PDFs list them uncompressed)."""
+    return len(re.findall(rb"/Type\s*/Page\b", pdf.read_bytes()))
+
+
+def has_outline(pdf: Path) -> bool:
+    """Does ``pdf`` carry an outline (bookmarks) a PDF reader shows beside the pages?"""
+    return re.search(rb"/Outlines\s+\d+\s+0\s+R", pdf.read_bytes()) is not None
+
+
+def pdf(site: Path = SITE) -> Path:
+    """The site built into ``site``, then the whole book printed into it as PDF."""
+    build(site)
+    out = print_pdf(site / PRINT_PAGE, site / PDF)
+    if not has_outline(out):
+        raise PublishError(f"{out} has no outline: is this Chromium older than 126?")
+    return out
+
+
+def archive(site: Path = SITE, out: Path = ARCHIVE) -> Path:
+    """``site`` (with its PDF) as one zip, its files under the-literate-micrograd/."""
+    top = out.stem
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for path in sorted(site.rglob("*")):
+            if path.is_file():
+                zipped.write(path, f"{top}/{path.relative_to(site).as_posix()}")
+    return out
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def main(argv: list[str]) -> int:
+    command, options = (argv[0], argv[1:]) if argv else ("", [])
+    wanted = {"build": {"--archive"}, "pdf": set()}
+    if command not in wanted or set(options) - wanted[command]:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        if command == "build" and not options:
+            print(f"publish: wrote {_shown(build())}/ (open {_shown(SITE / 'index.html')})")
+            return 0
+        out = pdf()
+        print(f"publish: wrote {_shown(out)} ({pages(out)} pages, with an outline)")
+        if command == "build":
+            print(f"publish: wrote {_shown(archive())} (the site and the PDF, to read offline)")
+    except PublishError as error:
+        print(f"publish: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
