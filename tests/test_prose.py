@@ -20,7 +20,8 @@ both are inputs); tying each number to code by name would close that, at the cos
 markup in the Markdown, which readers would see.
 
 Not checked (each for a stated reason, see NOT_RESULTS): code spans and link targets
-(code, not claims), numbered headings, chapter references, version numbers and years; nor
+(code, not claims), numbered headings, chapter references, version numbers, years and arXiv
+identifiers; nor
 the blocks a tool writes into a chapter, such as the table of a figure's steps (they are not
 prose: tools/chapter.py leaves them out, and tests/test_steps.py compares each with what
 its tool writes now, as an output block is compared with what its fence prints).
@@ -52,6 +53,7 @@ NOT_RESULTS = [
     r"\b(?:Python|PyTorch|JAX|tinygrad|micrograd|pytest|Pyodide|Chromium|release)"
     r"(?:\s+v|\s+version\s+|\s+)\d+(?:\.\d+)+(?:(?:,|\s+to|\s+and|\s+or|-|\u2013)\s*\d+(?:\.\d+)+)*",
     r"\bv?\d+\.\d+\.\d+\b",  # any three-part version number
+    r"\barXiv:?\s*\d{4}\.\d{4,5}",  # a paper's arXiv identifier, "arXiv 1502.05767"
     r"(?<![\d,.])(?:19|20)\d\d(?![\d,.])",  # a year: "spring 2024", "(2020)"
     r"^\s*#*\s*\d+\.\s",  # the number of a numbered heading or list item, "# 10. Making..."
 ]
