@@ -97,7 +97,7 @@ def test_the_book_links_within_itself_by_anchor_and_to_other_sites():
     assert any(urlsplit(t).scheme == "https" for t in every), "no link to another site"
 
 
-SOURCES = DOCS / "sources.md"
+SOURCES = DOCS / "bibliography.md"
 GOOD = "[chapter 12](12-forward-and-reverse-mode.md#two-products-with-the-jacobian)"
 BAD_LINKS = [
     ("a missing anchor", GOOD.replace("#two-products", "#three-products"), "no heading"),
@@ -115,9 +115,9 @@ BAD_LINKS = [
 )
 def test_a_broken_link_is_named_with_its_chapter_and_line(link, said):
     text = SOURCES.read_text(encoding="utf-8")
-    assert GOOD in text, f"docs/sources.md no longer links {GOOD}: update this test"
+    assert GOOD in text, f"docs/bibliography.md no longer links {GOOD}: update this test"
     lines = text.splitlines()
     planted = "\n".join([*lines[:2], f"See {link} here.", *lines[2:]]) + "\n"
     found = broken_links(SOURCES, planted)
     assert len(found) == 1, found
-    assert found[0].startswith("docs/sources.md:3: the link ") and said in found[0], found
+    assert found[0].startswith("docs/bibliography.md:3: the link ") and said in found[0], found
