@@ -1,5 +1,6 @@
 """Every bad input named in the book gets a typed error whose message names the problem."""
 
+import math
 import random
 
 import pytest
@@ -34,9 +35,26 @@ BAD_INPUTS = [
     ("_backward on a spent node", lambda: spent_graph()._backward(), RuntimeError, "again"),
     ("neuron width", lambda: Neuron(3, random.Random(0))([1.0]), ValueError, "expected 3 inputs"),
     ("MLP width", lambda: MLP(2, [3, 1])([1.0, 2.0, 3.0]), ValueError, "expected 2 inputs, got 3"),
-    ("MLP without layers", lambda: MLP(2, []), ValueError, "positive integers"),
-    ("MLP zero width", lambda: MLP(2, [0, 1]), ValueError, "positive integers"),
-    ("MLP float width", lambda: MLP(2.0, [1]), ValueError, "positive integers"),
+    ("MLP without layers", lambda: MLP(2, []), ValueError, r"at least one layer size \("),
+    ("MLP sizes not a list", lambda: MLP(2, 3), TypeError, "nouts must be a list of layer"),
+    ("MLP zero width", lambda: MLP(2, [0, 1]), ValueError, "in nouts must be a positive int"),
+    ("MLP float width", lambda: MLP(2.0, [1]), TypeError, "nin must be a positive int, not f"),
+    ("MLP bool width", lambda: MLP(2, [True]), TypeError, "positive int, not bool"),
+    ("Neuron given a seed", lambda: Neuron(2, 0), TypeError, "rng must be a random generator"),
+    ("Neuron of -1 inputs", lambda: Neuron(-1, random.Random(0)), ValueError, "nin must be"),
+    ("Layer of 0 neurons", lambda: Layer(2, 0, random.Random(0)), ValueError, "nout must be"),
+    ("Value of nan", lambda: Value(float("nan")), ValueError, "finite number, not nan"),
+    ("Value of inf", lambda: Value(float("inf")), ValueError, "finite number, not inf"),
+    ("Value of -inf", lambda: Value(-math.inf), ValueError, "finite number, not -inf"),
+    ("constant nan", lambda: Value(1.0) * math.nan, ValueError, "finite number, not nan"),
+    ("product overflow", lambda: Value(1e308) * 10, OverflowError, r"result of \* is too large"),
+    ("sum overflow", lambda: Value(1e308) + 1e308, OverflowError, r"result of \+ is too large"),
+    (
+        "dot overflow",
+        lambda: dot([Value(1e308)], [10.0], Value(0.0)),
+        OverflowError,
+        "result of dot is too large",
+    ),
     (
         "unknown activation",
         lambda: Layer(2, 2, random.Random(0), activation="sigmoid"),

@@ -281,3 +281,59 @@ def test_the_plugin_internals_we_build_on_are_where_they_were():
     assert callable(_runners.register_runner) and issubclass(_runners.DefaultRunner, object)
     item = inspect.signature(plugin.MarkdownInlinePythonItem.__init__).parameters
     assert "test_definition" in item, "tools/chapters_plugin.py re-makes items with it"
+
+
+OPTIONAL_CHAPTER = """
+    ```python
+    runs = []
+    ```
+
+    <details markdown="1">
+    <summary>The same in PyTorch</summary>
+
+    ```python
+    import no_such_module_here
+
+    runs.append("ran")
+    print("shown, not checked here")
+    ```
+
+    ```output
+    shown, not checked here
+    ```
+
+    </details>
+
+    ```python
+    import no_such_module_here.sub
+    ```
+
+    ```python
+    print(runs)
+    ```
+
+    ```output
+    []
+    ```
+    """
+
+
+def test_a_fence_needing_a_missing_optional_module_is_skipped_with_the_reason_said_once(
+    pytester,
+):
+    pytester.makeconftest(
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nimport tools.notebook\n"
+        "tools.notebook.OPTIONAL['no_such_module_here'] = 'no_such_module_here is absent'\n"
+        'pytest_plugins = ["tools.chapters_plugin"]\n'
+    )
+    path = pytester.path / "chapter.md"
+    path.write_text(textwrap.dedent(OPTIONAL_CHAPTER), encoding="utf-8")
+    before = path.read_text()
+    result = pytester.runpytest_subprocess("--markdown-docs", "-p", "no:cacheprovider", "-rs")
+    result.assert_outcomes(passed=2, skipped=2)  # the chapter goes on after them
+    said = [line for line in result.outlines if "no_such_module_here is absent" in line]
+    assert len(said) == 1 and "SKIPPED [2]" in said[0], result.outlines
+    result = pytester.runpytest_subprocess(
+        "--markdown-docs", "-p", "no:cacheprovider", "--update-outputs"
+    )
+    assert path.read_text() == before  # a skipped fence's output block is kept

@@ -6,9 +6,12 @@ python fences next to it: the run of fences just before the paragraph or the one
 it, in the same `#` or `##` section (a run is fences with no prose between them, such as a
 demonstration and its folded checks). It may stand there as a number in the code (a value
 it computes with, or asserts) or in the ```output block that checks what a fence prints.
-A minus sign of the number's own counts: "-0.8" in the prose needs -0.8 in those fences
-(a number without one may be a magnitude, "x gets half of it, 0.33", so it may stand
-for -0.33 as well).
+A sign is part of a number: "-0.8" in the prose needs -0.8 in those fences (a literal
+after a unary minus, or -0.8 printed), and "0.8" needs 0.8 there, so a minus dropped or
+added in the prose alone is caught. One exception, which a reader sees as plain English:
+an unsigned number may quote the size of a negative value where the words just before it
+say so (SIZE_WORDS): "falls by 0.33", "a step of magnitude 0.33", "an absolute value of
+0.33". Anywhere else, say the sign ("the gradient is -0.33") or say it is a size.
 Prose describes the code beside it, so it can quote few numbers, and changing one in the
 prose alone almost always leaves one no neighbouring fence gives; this test then names the
 chapter, the line, and the nearest values those fences do give. A change can still slip
@@ -17,7 +20,8 @@ both are inputs); tying each number to code by name would close that, at the cos
 markup in the Markdown, which readers would see.
 
 Not checked (each for a stated reason, see NOT_RESULTS): code spans and link targets
-(code, not claims), numbered headings, chapter references, version numbers and years; nor
+(code, not claims), numbered headings, chapter references, version numbers, years and arXiv
+identifiers; nor
 the blocks a tool writes into a chapter, such as the table of a figure's steps (they are not
 prose: tools/chapter.py leaves them out, and tests/test_steps.py compares each with what
 its tool writes now, as an output block is compared with what its fence prints).
@@ -49,10 +53,22 @@ NOT_RESULTS = [
     r"\b(?:Python|PyTorch|JAX|tinygrad|micrograd|pytest|Pyodide|Chromium|release)"
     r"(?:\s+v|\s+version\s+|\s+)\d+(?:\.\d+)+(?:(?:,|\s+to|\s+and|\s+or|-|\u2013)\s*\d+(?:\.\d+)+)*",
     r"\bv?\d+\.\d+\.\d+\b",  # any three-part version number
+    r"\barXiv:?\s*\d{4}\.\d{4,5}",  # a paper's arXiv identifier, "arXiv 1502.05767"
     r"(?<![\d,.])(?:19|20)\d\d(?![\d,.])",  # a year: "spring 2024", "(2020)"
     r"^\s*#*\s*\d+\.\s",  # the number of a numbered heading or list item, "# 10. Making..."
 ]
 _NOT_RESULTS = re.compile("|".join(f"(?:{p})" for p in NOT_RESULTS), re.M)
+
+# Words that, just before an unsigned number, say it quotes a size, so that it may stand
+# for a negative value too: "by" ("falls by 0.33", "rises by 0.08"), "magnitude", "size",
+# "absolute value", each optionally followed by a few small words ("of", "about", "only"...)
+# and the opening of math ("by $0.33$"). Nothing else makes a sign optional.
+SIZE_WORDS = re.compile(
+    r"\b(?:by|magnitudes?|sizes?|absolute(?:\s+values?)?)"
+    r"(?:\s+(?:of|is|are|about|only|roughly|nearly|almost|just|some|exactly|around))*"
+    r"\s*\$?\s*$",
+    re.I,
+)
 
 # A number as prose writes it: 1,000,002 or 0.109 or 1e-12 or 99 %; signs are ignored.
 _NUMBER = re.compile(
@@ -67,7 +83,7 @@ _POWER = re.compile(r"(?:(\d+(?:\.\d+)?)\s*\\times\s*)?10\^\{?(-?\d+)\}?")
 class Claim:
     line: int  # 1-based line in the chapter
     text: str  # as written
-    values: frozenset[float]  # what it may mean: 99 % is 99 or 0.99; -0.8 is -0.8
+    values: frozenset[float]  # what it may mean: 99 % is 99 or 0.99; -0.8 is -0.8 only
 
 
 def _negated(text: str, start: int) -> bool:
@@ -78,8 +94,14 @@ def _negated(text: str, start: int) -> bool:
     return start == 1 or not (text[start - 2].isalnum() or text[start - 2] in ")]}.")
 
 
-def _claims_in(text: str, line: int) -> list[Claim]:
-    """The numbers in ``text`` (which may span lines), ``line`` being its first line."""
+def quotes_a_size(text: str, start: int) -> bool:
+    """Whether the words just before the number at ``start`` say it is a size (SIZE_WORDS)."""
+    return bool(SIZE_WORDS.search(" ".join(text[max(0, start - 60) : start].split())))
+
+
+def _claims_in(text: str, line: int, sizes: bool = True) -> list[Claim]:
+    """The numbers in ``text`` (which may span lines), ``line`` being its first line; with
+    ``sizes``, an unsigned number that quotes a size may also mean its negative."""
     found = []
     text = _POWER.sub(lambda m: f"{m[1] or 1}e{m[2]}", text)  # 10^{-4}: read as 1e-4
     skipped = [range(*m.span()) for m in _NOT_RESULTS.finditer(text)]
@@ -93,6 +115,8 @@ def _claims_in(text: str, line: int) -> list[Claim]:
         if _negated(text, match.start()):
             value = -value
         values = {value, value / 100} if match["percent"] else {value}
+        if sizes and value > 0 and quotes_a_size(text, match.start()):
+            values |= {-v for v in values}
         if match["exponent"]:  # 10^{400} overflows a float; code may write 10.0 ** 400
             values.add(abs(float(match["exponent"][1:])))
         at = line + text.count("\n", 0, match.start())
@@ -123,7 +147,8 @@ def _starts_a_term(before: list[tokenize.TokenInfo]) -> bool:
 
 
 def _numbers_in_code(code: str, first_line: int) -> dict[float, int]:
-    """Every number literal, as written and, after a unary minus, negated too."""
+    """Every number literal, with its sign: negated after a unary minus (``-0.8``), not after
+    a subtraction (``x - 0.8``)."""
     values: dict[float, int] = {}
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
@@ -134,19 +159,18 @@ def _numbers_in_code(code: str, first_line: int) -> dict[float, int]:
         if token.type == tokenize.NUMBER and not token.string.endswith(("j", "J")):
             text = token.string
             value = float(int(text, 0)) if text[:2].lower() in {"0x", "0o", "0b"} else float(text)
-            values.setdefault(value, first_line + token.start[0] - 1)
             if i and meaningful[i - 1].string == "-" and _starts_a_term(meaningful[: i - 1]):
-                values.setdefault(-value, first_line + token.start[0] - 1)
+                value = -value  # x = -0.8: the code says -0.8, not 0.8
+            values.setdefault(value, first_line + token.start[0] - 1)
     return values
 
 
 def _numbers_in_output(text: str, first_line: int) -> dict[float, int]:
     values: dict[float, int] = {}
     for number, line in enumerate(text.splitlines()):
-        for claim in _claims_in(line, first_line + number):
-            for value in claim.values:  # -0.8 printed backs "-0.8" and "0.8" in the prose
+        for claim in _claims_in(line, first_line + number, sizes=False):
+            for value in claim.values:  # -0.8 printed backs "-0.8" in the prose, not "0.8"
                 values.setdefault(value, claim.line)
-                values.setdefault(abs(value), claim.line)
         for match in re.finditer(r"(?<![\w.,])\d(?![\w.,])", line):  # single digits too
             values.setdefault(float(match[0]), first_line + number)
     return values
@@ -216,14 +240,28 @@ def drifts(page: Path, name: str) -> list[str]:
     found = []
     for claim in prose_claims(page):
         given = neighbours(claim.line, starts, runs)
-        if not claim.values & given.keys():
-            found.append(
-                f"{name}:{claim.line}: the prose says {claim.text}, but none of the python "
-                "fences next to it (those just before it and just after it, in this section) "
-                f"computes, asserts or prints {claim.text} (nearest: "
-                f"{nearest(min(claim.values), given)}). Fix the prose, or check the number "
-                "in a fence next to it."
+        if claim.values & given.keys():
+            continue
+        flipped = {-value for value in claim.values} & given.keys()
+        if flipped:
+            value = min(flipped, key=abs)
+            fix = (
+                f"The fences give {value:.12g} (line {given[value]}): say the sign the code "
+                "gives"
+                + (
+                    ", or, if the sentence quotes a size, say so ('falls by', 'of magnitude')."
+                    if value < 0
+                    else "."
+                )
             )
+        else:
+            fix = "Fix the prose, or check the number in a fence next to it."
+        found.append(
+            f"{name}:{claim.line}: the prose says {claim.text}, but none of the python "
+            "fences next to it (those just before it and just after it, in this section) "
+            f"computes, asserts or prints {claim.text} (nearest: "
+            f"{nearest(min(claim.values), given)}). {fix}"
+        )
     return found
 
 
@@ -234,7 +272,8 @@ def test_every_number_in_the_prose_is_one_its_fences_give(page):
 
 
 # Edits of the prose alone, each of a number the code beside it computes, that must be caught:
-# one the section's other fences happen to use (0.1, 30), and one given a minus sign.
+# one the section's other fences happen to use (0.1, 30), one given a minus sign, a minus
+# dropped (q's gradient, -1.75) and one added (the loss, 0.109).
 DRIFTS = [
     ("09-two-moons.md", "to 0.109 at the last step", "to 0.1 at the last step", "0.1"),
     ("03-backward.md", "on to $x$: 36 in all", "on to $x$: 30 in all", "30"),
@@ -244,6 +283,8 @@ DRIFTS = [
         "$\\partial L / \\partial p = 2r = -0.6$",
         "-0.6",
     ),
+    ("04-a-scalar-neuron.md", "at $q = 2$ is $-1.75$", "at $q = 2$ is $1.75$", "1.75"),
+    ("09-two-moons.md", "to 0.109 at the last step", "to -0.109 at the last step", "-0.109"),
 ]
 
 
@@ -259,3 +300,34 @@ def test_a_number_changed_in_the_prose_alone_is_caught(tmp_path, chapter, old, n
     found = drifts(page, f"docs/{chapter}")
     assert len(found) == 1 and found[0].startswith(f"docs/{chapter}:{line}: ")
     assert f"the prose says {said}," in found[0]
+    if said.startswith("-") or "-" + said not in text[text.index(old) : text.index(old) + 200]:
+        return
+    assert "say the sign the code gives" in found[0]  # a dropped minus says so
+
+
+@pytest.mark.parametrize(
+    ("sentence", "negative"),
+    [
+        ("the loss falls by 0.33 in one step", True),
+        ("a step of magnitude 0.33", True),
+        ("its size is about 0.33", True),
+        ("an absolute value of $0.33$", True),
+        ("x gets half of it, 0.33", False),
+        ("the gradient is 0.33", False),
+        ("$\\partial L / \\partial q = 0.33$", False),
+    ],
+)
+def test_an_unsigned_number_means_a_negative_only_where_it_quotes_a_size(sentence, negative):
+    (claim,) = _claims_in(sentence, 1)
+    assert (-0.33 in claim.values) is negative and 0.33 in claim.values
+    (printed,) = _claims_in(sentence, 1, sizes=False)  # what a fence prints is exact
+    assert printed.values == {0.33}
+
+
+def test_a_size_quoted_as_a_size_passes(tmp_path):
+    text = (ROOT / "docs" / "04-a-scalar-neuron.md").read_text(encoding="utf-8")
+    old = "at $q = 2$ is $-1.75$"
+    assert text.count(old) == 1, f"04-a-scalar-neuron.md no longer says {old!r}"
+    page = tmp_path / "04-a-scalar-neuron.md"
+    page.write_text(text.replace(old, "at $q = 2$ is negative, of magnitude $1.75$"), "utf-8")
+    assert not drifts(page, "docs/04-a-scalar-neuron.md")

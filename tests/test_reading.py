@@ -76,6 +76,34 @@ def test_what_a_reader_sees_imports_only_micrograd_and_the_standard_library(page
             )
 
 
+# What a folded fence may import beyond micrograd and the standard library: its checks use
+# pytest, and a comparison with PyTorch, folded under exactly this summary, uses torch (it is
+# skipped, saying why, where PyTorch is not installed: tools/notebook.py's OPTIONAL).
+FOLDED_IMPORTS = {"pytest": None, "torch": "The same in PyTorch"}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_a_folded_fence_imports_pytest_and_torch_only_where_it_says_so(page):
+    for fence in python_fences(page):
+        if not fence.folded:
+            continue  # the test above
+        for name in fence.names.imports:
+            top = name.split(".")[0]
+            if top == "micrograd" or top in sys.stdlib_module_names:
+                continue
+            assert top in FOLDED_IMPORTS, (
+                f"{page.name}:{fence.line - 1}: a folded fence imports {name}; the book's "
+                "fences import only micrograd, the standard library, pytest in checks, and "
+                f"torch under <summary>{FOLDED_IMPORTS['torch']}</summary>"
+            )
+            wanted = FOLDED_IMPORTS[top]
+            assert wanted is None or fence.summary == wanted, (
+                f"{page.name}:{fence.line - 1}: a fence imports {name} in a folded block "
+                f"whose summary is {fence.summary!r}; fold it under "
+                f"<summary>{wanted}</summary>, which tells the reader what it needs"
+            )
+
+
 def figures_shown() -> list[tuple[Path, int, str, str]]:
     found = []
     for page in PAGES:

@@ -44,6 +44,9 @@ OUTPUT = "output"  # the info string of a fence that holds what the python fence
 # between these two comments (tools/figures.py writes it, tests/test_steps.py checks it).
 GENERATED_OPEN = re.compile(r"<!-- steps of figures/(?P<name>[\w-]+)\.svg\b.*-->")
 GENERATED_CLOSE = "<!-- end of steps -->"
+_DETAILS = re.compile(
+    r"(?P<open><details\b)|(?P<close></details>)|<summary>(?P<summary>.*?)</summary>"
+)
 _TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))""")
 
 
@@ -70,6 +73,7 @@ class Fence:
     info: str
     code: str
     folded: bool = False  # inside a <details> block
+    summary: str = ""  # the <summary> of the innermost <details> block it sits in
 
     @property
     def end(self) -> int:
@@ -272,14 +276,21 @@ class Chapter:
     @functools.cached_property
     def fences(self) -> list[Fence]:
         """Every fenced code block, in order."""
-        found, depth = [], 0
+        found, summaries = [], []  # the summary of each open <details>, innermost last
         for token in _tokens(self.text):
             if token.type in ("html_block", "html_inline"):
-                depth += len(re.findall(r"<details\b", token.content))
-                depth -= len(re.findall(r"</details>", token.content))
+                for tag in _DETAILS.finditer(token.content):
+                    if tag["open"]:
+                        summaries.append("")
+                    elif tag["close"]:
+                        summaries = summaries[:-1]
+                    elif summaries:
+                        summaries[-1] = tag["summary"].strip()
             elif token.type == "fence" and token.map:
                 line = token.map[0] + 2
-                found.append(Fence(self.path, line, token.info.strip(), token.content, depth > 0))
+                info, code = token.info.strip(), token.content
+                inner = summaries[-1] if summaries else ""
+                found.append(Fence(self.path, line, info, code, bool(summaries), inner))
         return found
 
     @functools.cached_property

@@ -16,6 +16,9 @@ Plain Python over tools/chapter.py and tools/kernel.py; the pytest plugin
 * The first fence that fails, or does not compile, stops the chapter (``failure``): the
   caller skips the fences after it rather than run them against half-built state. Line
   numbers in tracebacks are the chapter's own; what a fence printed is kept with a failure.
+* A fence that imports an optional module which is not installed (PyTorch, for the
+  folded "The same in PyTorch" comparisons) is not run: ``skipped`` says why, once per
+  fence, and the chapter goes on (those fences bind nothing later fences use).
 * Learner mode: with ``engine=PATH`` the chapter runs against the micrograd.py at PATH
   instead of the book's engine fences (tools/learner.py).
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import importlib.util
 import io
 import sys
 import types
@@ -33,6 +37,21 @@ from pathlib import Path
 from tools import ROOT, relative
 from tools.chapter import OUTPUT, Cell, Chapter
 from tools.kernel import Kernel
+
+# Modules a fence may import that the book does not require, and what their absence means.
+OPTIONAL = {
+    "torch": "PyTorch is not installed, so the folded 'The same in PyTorch' fences do not "
+    "run (MICROGRAD_EXTRAS=torch python3 tools/dev.py test installs it)",
+}
+
+
+def missing_optional(code_imports) -> str | None:
+    """Why a fence importing these modules cannot run here, or None if it can."""
+    for module in code_imports:
+        top = module.split(".")[0]
+        if top in OPTIONAL and importlib.util.find_spec(top) is None:
+            return OPTIONAL[top]
+    return None
 
 
 class OutputMismatchError(AssertionError):
@@ -106,6 +125,7 @@ class Notebook:
         self.failure: str | None = None  # where and how the first failing cell failed
         self.error: BaseException | None = None
         self.printed: dict[int, str] = {}  # cell index -> what it printed
+        self.skipped: dict[int, str] = {}  # cell index -> why it did not run
 
     def index_of(self, first_line: int) -> int:
         return next(i for i, c in enumerate(self.cells) if c.line == first_line)
@@ -120,6 +140,10 @@ class Notebook:
         """Run the next cell; on failure, remember it and raise."""
         index, cell = self.next, self.cells[self.next]
         self.next += 1
+        reason = missing_optional(cell.fence.names.imports)
+        if reason is not None:
+            self.skipped[index] = reason  # its output block stays as it is
+            return
         printed = io.StringIO()
         try:
             with self._learner_engine():
