@@ -10,7 +10,10 @@ Measured (in the page, with performance.now(), median of REPEATS):
   fence's status says it ran to the new figure in place (Graphviz loaded the first time,
   so the first redraw is reported apart);
 * what drawing adds to the site: the size of Graphviz (assets/viz/viz.js) and of the
-  Python the page loads to draw; and what a page that never draws live loads of either.
+  Python the page loads to draw; and what a page that never draws live loads of either;
+* Python's start: a click on Run of a chapter's first fence to that fence's status saying
+  it ran, on a first chapter (nothing cached), then on the next chapters of the same visit
+  (reached by the page's own "next" link, as a reader would).
 
 The machine may be shared: look at the load average printed with the results.
 """
@@ -38,6 +41,40 @@ def _diamond_fence() -> dict:
     fences = page_fences(ROOT / "docs" / "03-backward.md")["fences"]
     [fence] = [f for f in fences if "def diamond(x_value=3.0):" in f["code"]]
     return fence
+
+
+FIRST_OUTPUT = """line => new Promise(done => {
+  const bar = document.querySelector(`.notebook-bar[data-line="${line}"]`);
+  const t0 = performance.now();
+  new MutationObserver((_, watch) => {
+    if (bar.dataset.state === 'ran' || bar.dataset.state === 'failed') {
+      watch.disconnect(); done([performance.now() - t0, bar.dataset.state]);
+    }
+  }).observe(bar, {attributes: true});
+  bar.querySelector('.notebook-run').click();
+})"""
+CHAPTERS = ("03-backward.md", "04-a-scalar-neuron.md", "05-neuron-layer-mlp.md")
+
+
+def python_start(browser, url: str) -> list[tuple[str, float, str]]:
+    """(chapter, ms from a click on its first fence's Run to "ran", its state), chapter
+    after chapter in one visit."""
+    from tools.site.fences import page_fences
+
+    tab = browser.new_context().new_page()
+    tab.goto(url + "/" + CHAPTERS[0].replace(".md", ".html"))
+    times = []
+    for k, chapter in enumerate(CHAPTERS):
+        if k:
+            tab.locator("a.md-footer__link--next").click()
+            tab.wait_for_url("**/" + chapter.replace(".md", ".html"))
+        tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+        first = page_fences(ROOT / "docs" / chapter)["fences"][0]
+        tab.locator(f'.notebook-bar[data-line="{first["line"]}"]').hover()
+        took, state = tab.evaluate(FIRST_OUTPUT, first["line"])
+        times.append((chapter, took, state))
+    tab.context.close()
+    return times
 
 
 def main(site: Path) -> None:
@@ -94,6 +131,7 @@ def main(site: Path) -> None:
             )
             bar.locator(".notebook-run").click()
             redraws.append(tab.evaluate("window.__live"))
+        started = python_start(browser, url)
         browser.close()
     load = os.getloadavg()
     print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
@@ -106,6 +144,9 @@ def main(site: Path) -> None:
     print(f"| Graphviz in the site | {viz / 1e6:.2f} MB | |")
     print(f"| the Python that draws, in the site | {python / 1e3:.0f} kB | |")
     print(f"| loaded by a page that never draws live | {len(never)} files | |")
+    for k, (chapter, took, state) in enumerate(started):
+        which = "first chapter of the visit" if k == 0 else "next chapter"
+        print(f"| click to first output, {which} ({chapter}, {state}) | {took:.0f} ms | |")
 
 
 if __name__ == "__main__":
