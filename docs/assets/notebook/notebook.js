@@ -4,7 +4,8 @@
 // tools/site/fences.py while the site is built): code, first line, engine or not, and
 // why a fence cannot run in a browser, if it cannot. The fences the page shows are its
 // python code blocks, in the same order; each gets a bar with Run, Stop and Reset, and
-// its code becomes editable. Running a fence first runs the fences above it that have
+// its code becomes a code editor (CodeMirror 6, window.CodeEditor: the script
+// assets/editor/editor.js, bundled by tools/site/editor.py and put on pages with fences). Running a fence first runs the fences above it that have
 // not run; a failure stops the chapter there, as under pytest. What a fence prints and
 // how it failed appear under it (under its ```output block, if it has one).
 //
@@ -76,13 +77,16 @@
         );
         return;
       }
-      this.code = block.querySelector("pre > code");
-      this.original = this.code.innerHTML;
-      this.code.contentEditable = "plaintext-only";
-      this.code.spellcheck = false;
-      this.code.setAttribute("aria-label", `Python code, ${this.where} (editable)`);
-      this.code.addEventListener("input", () => this.edited());
-      this.code.addEventListener("keydown", (event) => this.key(event));
+      // The book's highlighted code stays in the page (for printing); an editor shows it.
+      const host = element("div", "notebook-editor");
+      block.querySelector("pre").after(host);
+      block.classList.add("notebook-editable");
+      this.editor = CodeEditor.create(host, {
+        doc: fence.code.replace(/\n$/, ""),
+        label: `Python code, ${this.where} (editable; Shift+Enter runs it)`,
+        onChange: () => this.edited(),
+        onRun: () => this.notebook.run(this.index),
+      });
 
       this.runButton = button(
         "notebook-run",
@@ -113,17 +117,7 @@
     }
 
     get text() {
-      return this.code ? this.code.textContent : this.fence.code;
-    }
-
-    key(event) {
-      if (event.key === "Enter" && event.shiftKey) {
-        event.preventDefault();
-        this.notebook.run(this.index);
-      } else if (event.key === "Tab" && !event.shiftKey) {
-        event.preventDefault();
-        document.execCommand("insertText", false, "    ");
-      }
+      return this.editor ? CodeEditor.text(this.editor) + "\n" : this.fence.code;
     }
 
     edited() {
@@ -132,8 +126,7 @@
     }
 
     reset() {
-      this.code.innerHTML = this.original;
-      this.edited();
+      CodeEditor.setText(this.editor, this.fence.code.replace(/\n$/, ""));
     }
 
     setState(state, status) {
@@ -330,6 +323,10 @@
   function setup() {
     const data = document.getElementById("notebook-fences");
     if (!data) return; // no runtime in this build, or no python fences on this page
+    if (typeof CodeEditor === "undefined") {
+      console.error("notebook: the code editor (assets/editor/editor.js) did not load: no Run buttons");
+      return;
+    }
     const page = JSON.parse(data.textContent);
     const blocks = [...document.querySelectorAll("article div.language-python.highlight")];
     const shown = page.fences;
