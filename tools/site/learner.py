@@ -99,7 +99,6 @@ def page_data(docs: Path, href) -> dict:
         "chapters": [{"name": c.name, "title": Chapter.read(c).title} for c in checked],
         "places": places,
         "engine": ENGINE_NAME,
-        "limit": TIME_LIMIT,
     }
 
 
