@@ -77,16 +77,7 @@
         );
         return;
       }
-      // The book's highlighted code stays in the page (for printing); an editor shows it.
-      const host = element("div", "notebook-editor");
-      block.querySelector("pre").after(host);
-      block.classList.add("notebook-editable");
-      this.editor = CodeEditor.create(host, {
-        doc: fence.code.replace(/\n$/, ""),
-        label: `Python code, ${this.where} (editable; Shift+Enter runs it)`,
-        onChange: () => this.edited(),
-        onRun: () => this.notebook.run(this.index),
-      });
+      this.editor = null; // made soon after the page loads (makeEditor)
 
       this.runButton = button(
         "notebook-run",
@@ -114,6 +105,19 @@
       this.book = next && next.matches("div.language-output") ? next : null;
       (this.book || this.bar).after(this.result);
       this.setState("idle", "");
+    }
+
+    // The book's highlighted code stays in the page (for printing); an editor shows it.
+    makeEditor() {
+      const host = element("div", "notebook-editor");
+      this.block.querySelector("pre").after(host);
+      this.block.classList.add("notebook-editable");
+      this.editor = CodeEditor.create(host, {
+        doc: this.fence.code.replace(/\n$/, ""),
+        label: `Python code, ${this.where} (editable; Shift+Enter runs it)`,
+        onChange: () => this.edited(),
+        onRun: () => this.notebook.run(this.index),
+      });
     }
 
     get text() {
@@ -197,6 +201,21 @@
       this.target = null; // the fence whose Run is in progress
       this.waiting = null; // {resolve, reject, cell} of the fence running now
       document.body.dataset.notebook = "idle"; // "running" while a Run is in progress
+      this.makeEditors();
+    }
+
+    // An editor takes some 30 ms to make: one at a time while the browser is idle, in page
+    // order, so that a long chapter opens as fast as a short one.
+    makeEditors() {
+      const waiting = this.cells.filter((cell) => cell.bar && !cell.fence.blocked);
+      const idle = window.requestIdleCallback || ((work) => setTimeout(work, 0));
+      const next = () => {
+        const cell = waiting.shift();
+        if (!cell) return;
+        cell.makeEditor();
+        idle(next, { timeout: 200 });
+      };
+      idle(next, { timeout: 200 });
     }
 
     edited(cell) {
