@@ -34,9 +34,10 @@ def _check(tab, chapter: str = "", limit: int | None = None) -> str:
     if limit is not None:
         tab.locator(".learner").evaluate(f"e => e.dataset.limit = '{limit}'")
     tab.select_option(".learner-chapter", chapter)
+    done = int(tab.locator(".learner").get_attribute("data-checked") or 0) + 1
     tab.click(".learner-check")
-    tab.wait_for_selector(".learner[data-state=checking]", state="attached")
-    tab.wait_for_selector(".learner[data-state=idle]", state="attached", timeout=RUN_TIMEOUT)
+    finished = f'.learner[data-checked="{done}"]'
+    tab.wait_for_selector(finished, state="attached", timeout=RUN_TIMEOUT)
     assert tab.locator(".learner-status").text_content().startswith("Checked"), tab.locator(
         ".learner-status"
     ).text_content()

@@ -18,6 +18,7 @@
   const here = new URL(".", document.currentScript.src);
   const STORED = "literate-micrograd:learner:engine"; // the engine, as typed
   const TABLE = "literate-micrograd:learner:table"; // {table, engine, chapter} of the last Check
+  const TABLE_LIMIT = 120; // seconds to make the table and find what to read next
   const SERVE =
     "Python runs on this page only when the site is served over HTTP: run " +
     "`python3 tools/dev.py serve`, or `python3 -m http.server -d site`, and open " +
@@ -265,9 +266,10 @@
           }
           const last = i + 1 === chosen.length;
           if (last) this.say("Finding what to read next…");
-          const shown = await this.python.call({ kind: "learn-table", runs, engine, diagnose: last }, limit);
+          const tableLimit = Math.max(limit, TABLE_LIMIT); // the limit is the chapters'
+          const shown = await this.python.call({ kind: "learn-table", runs, engine, diagnose: last }, tableLimit);
           if (shown.table === undefined) {
-            const why = shown.timeout ? `it took over ${limit} s` : gist(shown.broken);
+            const why = shown.timeout ? `it took over ${tableLimit} s` : gist(shown.broken);
             if (table === null || !last) throw new Error(`the table could not be made: ${why}`);
             problem = ` What to read next could not be found: ${why}.`;
           } else table = shown.table;
@@ -281,6 +283,7 @@
         this.python.end();
       } finally {
         this.busy(false);
+        this.root.dataset.checked = String(Number(this.root.dataset.checked || 0) + 1); // Checks done
       }
     }
 
