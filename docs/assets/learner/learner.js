@@ -118,7 +118,7 @@
 
     async call(message, limit, onEvent) {
       const loaded = await (this.ready || this.start());
-      if (loaded.broken) return loaded;
+      if (loaded.broken) throw new Error(`the page's Python could not start: ${gist(loaded.broken)}`);
       return this.ask(message, limit, onEvent);
     }
   }
