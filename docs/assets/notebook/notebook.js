@@ -5,8 +5,9 @@
 // why a fence cannot run in a browser, if it cannot. The fences the page shows are its
 // python code blocks, in the same order; each gets a bar with Run, Stop and Reset, and
 // its code becomes a code editor (CodeMirror 6, window.CodeEditor: the script
-// assets/editor/editor.js, bundled by tools/site/editor.py and put on pages with fences). Running a fence first runs the fences above it that have
-// not run; a failure stops the chapter there, as under pytest. What a fence prints and
+// assets/editor/editor.js, bundled by tools/site/editor.py and put on pages with
+// fences). Running a fence first runs the fences above it that have not run; a failure
+// stops the chapter there, as under pytest. What a fence prints and
 // how it failed appear under it (under its ```output block, if it has one).
 //
 // Python runs in a Web Worker (worker.js) that is created on the first Run click, so
