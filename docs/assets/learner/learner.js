@@ -147,13 +147,18 @@
       this.chapter.append(new Option("every chapter", ""));
       for (const { name, title } of data.chapters) this.chapter.append(new Option(title, name));
       this.downloadButton = button("learner-download", "⤓ Download", `Save your engine as ${data.engine}`);
-      this.loadButton = button("learner-load", "Load a file…", "Put a micrograd.py from your machine in the editor");
+      this.loadButton = button(
+        "learner-load",
+        "Load a file…",
+        "Put a micrograd.py from your machine in the editor",
+      );
       this.file = element("input", "learner-file");
       this.file.type = "file";
       this.file.accept = ".py,text/x-python,text/plain";
       this.file.hidden = true;
       this.resetButton = button("learner-reset", "↺ Reset", "Start again from the skeleton (asks first)");
-      this.bar.append(this.checkButton, this.chapter, this.downloadButton, this.loadButton, this.file, this.resetButton);
+      const { checkButton, chapter, downloadButton, loadButton, file, resetButton } = this;
+      this.bar.append(checkButton, chapter, downloadButton, loadButton, file, resetButton);
       this.status = element("p", "learner-status");
       this.status.setAttribute("role", "status");
       const host = element("div", "learner-editor");
@@ -184,7 +189,9 @@
     }
 
     typed(text) {
-      if (!keep(STORED, text)) this.say("Your browser does not let this page keep your engine: Download it to keep it.");
+      if (!keep(STORED, text)) {
+        this.say("Your browser does not let this page keep your engine: Download it to keep it.");
+      }
     }
 
     say(text) {
@@ -193,7 +200,8 @@
 
     lastCaption(last) {
       const which = last.chapter ? `chapter ${last.chapter}` : "every chapter";
-      const same = last.engine === this.text ? "your engine as it is now" : "an earlier version of your engine";
+      const same =
+        last.engine === this.text ? "your engine as it is now" : "an earlier version of your engine";
       return `Your last Check (${which}), of ${same}:`;
     }
 
@@ -236,7 +244,8 @@
 
     busy(running) {
       this.root.dataset.state = running ? "checking" : "idle";
-      for (const b of [this.checkButton, this.chapter, this.loadButton, this.resetButton]) b.disabled = running;
+      const buttons = [this.checkButton, this.chapter, this.loadButton, this.resetButton];
+      for (const b of buttons) b.disabled = running;
     }
 
     async check() {
@@ -248,26 +257,32 @@
       const limit = Number(this.root.dataset.limit);
       const wanted = this.chapter.value;
       const chosen = this.data.chapters.filter((c) => !wanted || c.name === wanted);
-      const caption = `The book's checks against your engine (${wanted ? chosen[0].title : "every chapter"}):`;
+      const which = wanted ? chosen[0].title : "every chapter";
+      const caption = `The book's checks against your engine (${which}):`;
       this.busy(true);
       const runs = [];
       let table = null;
       let problem = "";
       try {
         for (const [i, chapter] of chosen.entries()) {
-          this.say(`Checking ${chapter.title} (${i + 1} of ${chosen.length})…` + (this.python.worker ? "" : " Starting Python first."));
+          const starting = this.python.worker ? "" : " Starting Python first.";
+          this.say(`Checking ${chapter.title} (${i + 1} of ${chosen.length})…${starting}`);
           const run = { chapter: chapter.name, events: [], stopped: null };
           runs.push(run);
-          const answer = await this.python.call({ kind: "learn", chapter: chapter.name, engine }, limit, (e) => run.events.push(e));
+          const learn = { kind: "learn", chapter: chapter.name, engine };
+          const answer = await this.python.call(learn, limit, (event) => run.events.push(event));
           if (answer.timeout) {
-            run.stopped = `timed out after ${limit} s: an endless loop? (the page stops a chapter after ${limit} s, and its Python with it)`;
+            run.stopped =
+              `timed out after ${limit} s: an endless loop? ` +
+              `(the page stops a chapter after ${limit} s, and its Python with it)`;
           } else if (answer.broken) {
             run.stopped = `the page's Python stopped: ${gist(answer.broken)}`;
           }
           const last = i + 1 === chosen.length;
           if (last) this.say("Finding what to read next…");
           const tableLimit = Math.max(limit, TABLE_LIMIT); // the limit is the chapters'
-          const shown = await this.python.call({ kind: "learn-table", runs, engine, diagnose: last }, tableLimit);
+          const ask = { kind: "learn-table", runs, engine, diagnose: last };
+          const shown = await this.python.call(ask, tableLimit);
           if (shown.table === undefined) {
             const why = shown.timeout ? `it took over ${tableLimit} s` : gist(shown.broken);
             if (table === null || !last) throw new Error(`the table could not be made: ${why}`);
@@ -275,8 +290,8 @@
           } else table = shown.table;
           this.show(table, caption);
         }
-        this.say(`Checked ${chosen.length === 1 ? chosen[0].title : "every chapter"}.${problem}`);
-        keep(TABLE, JSON.stringify({ table, engine, chapter: wanted ? chosen[0].title : "" }));
+        this.say(`Checked ${which}.${problem}`);
+        keep(TABLE, JSON.stringify({ table, engine, chapter: wanted ? which : "" }));
         this.caption.textContent = caption;
       } catch (error) {
         this.say(`The check could not finish: ${error.message || error}. Check again to start afresh.`);
@@ -303,7 +318,9 @@
       this.file.value = "";
       if (!file) return;
       const text = await file.text();
-      const ask = `Replace the engine in the editor with ${file.name}? What the editor holds now is lost, unless you downloaded it.`;
+      const ask =
+        `Replace the engine in the editor with ${file.name}? ` +
+        "What the editor holds now is lost, unless you downloaded it.";
       if (this.text !== this.data.skeleton && this.text !== text && !confirm(ask)) return;
       CodeEditor.setText(this.editor, text);
       this.say(`Loaded ${file.name}.`);
