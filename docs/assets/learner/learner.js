@@ -175,6 +175,12 @@
         onChange: (text) => this.typed(text),
       });
       this.checkButton.addEventListener("click", () => this.check());
+      // Python takes seconds to start: on the first sign that a Check is coming, start it.
+      const warm = () => location.protocol !== "file:" && (this.python.ready || this.python.start());
+      for (const event of ["pointerenter", "focus"]) {
+        this.checkButton.addEventListener(event, warm);
+        this.chapter.addEventListener(event, warm);
+      }
       this.downloadButton.addEventListener("click", () => this.download());
       this.loadButton.addEventListener("click", () => this.file.click());
       this.file.addEventListener("change", () => this.loadFile());
