@@ -31,12 +31,13 @@ import zipfile
 from pathlib import Path
 
 from tools import DOCS, ROOT, relative
+from tools.learner import DEFAULT_TIMEOUT
 
 PAGE = "15-rebuild-it-yourself.md"
 # The placeholder: the paragraph of the chapter that starts with these words.
 PLACEHOLDER = "On the book's site, this paragraph is an editor"
 BUNDLE = "assets/learner/book.zip"  # in the built site
-TIME_LIMIT = 60  # seconds one chapter may run in the page before the worker is ended
+TIME_LIMIT = round(DEFAULT_TIMEOUT)  # seconds a chapter may run in the page, as in a terminal
 ENGINE_NAME = "micrograd.py"  # the learner's file, as the table names it (and the download)
 BOOK_TOOLS = (
     "tools/__init__.py",
