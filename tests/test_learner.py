@@ -412,6 +412,7 @@ def test_a_crash_and_an_engine_that_does_not_import_are_reported(tmp_path):
     table = progress_table([unimportable], "broken/micrograd.py")
     assert table.startswith("No check could run: "), table
     assert "does not import: SyntaxError" in table and "line 2" in table
+    assert table.endswith(f"\n{VALUE_CHAPTER.name}  not run\n"), table  # every chapter
 
 
 def test_the_command_line_refuses_missing_engines_and_unknown_chapters(tmp_path, capsys):

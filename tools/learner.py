@@ -349,6 +349,8 @@ class ChapterResult:
     failure: Failure | None = None  # the chapter's first failing check, counted or not
     not_run: int = 0  # checks of the engine not run: the chapter stopped before them
     book_checks: int = 0  # checks about the book, not the engine: not counted
+    elsewhere: int = 0  # checks not run here, since the page's Python cannot run them
+    elsewhere_counted: int = 0  # of those, checks of the engine
 
 
 def _event_of_failure(error: BaseException, chapter: Path, engine: Path, fallback: int) -> dict:
@@ -468,43 +470,60 @@ def _defined(module: types.ModuleType, name: str) -> bool:
     return holder is not None and attribute in vars(holder)
 
 
+def run_chapter(
+    chapter: Path, engine: Path, tell, every: bool = False, skip: frozenset[int] = frozenset()
+) -> None:
+    """Run one chapter against ``engine`` in this process, calling ``tell(**event)`` per
+    event: {"start": i}, then {"passed": i} or {"failed": i, ...} (i: a cell's index).
+    With ``every``, it runs on past failures, reporting each check. The cells in ``skip``
+    are not run (the page's Python cannot run them: tools/site/learner.py)."""
+    book = Notebook(chapter, engine=engine)
+    while book.next < len(book.cells):
+        index = book.next
+        if index in skip:
+            book.next += 1
+            continue
+        tell(start=index)
+        try:
+            book.run_next()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            fence_line = book.cells[index].line - 1
+            tell(failed=index, **_event_of_failure(error, chapter, engine, fence_line))
+            if every:
+                continue
+            return
+        tell(passed=index)
+
+
 def run_chapter_here(chapter: str, engine: str, report: str, every: str = "") -> None:
-    """Run one chapter against ``engine`` in this process, writing a JSON line per event to
-    ``report``: {"start": i}, then {"passed": i} or {"failed": i, ...} (i: a cell's index).
-    With ``every``, it runs on past failures, reporting each check."""
-    book = Notebook(Path(chapter), engine=Path(engine))
+    """``run_chapter`` in a child process, writing a JSON line per event to ``report``."""
     with open(report, "a", encoding="utf-8") as out:
 
         def tell(**event):
             out.write(json.dumps(event) + "\n")
             out.flush()
 
-        while book.next < len(book.cells):
-            index = book.next
-            tell(start=index)
-            try:
-                book.run_next()
-            except KeyboardInterrupt:
-                raise
-            except BaseException as error:
-                fence_line = book.cells[index].line - 1
-                event = _event_of_failure(error, Path(chapter), Path(engine), fence_line)
-                tell(failed=index, **event)
-                if every:
-                    continue
-                return
-            tell(passed=index)
+        run_chapter(Path(chapter), Path(engine), tell, every=bool(every))
 
 
-def diagnose_here(chapter: str, engine: str, report: str, index: str) -> None:
-    """Run one chapter up to its failing check ``index`` again, and write {"fix": name} to
-    ``report`` if ``to_fix`` can name the function to blame."""
-    book = Notebook(Path(chapter), engine=Path(engine))
-    book.run_until(int(index))
+def diagnosis(chapter: Path, engine: Path, index: int) -> str | None:
+    """Run one chapter up to its failing check ``index`` again, and name the function to
+    blame for the failure (``to_fix``), if one can be named."""
+    book = Notebook(chapter, engine=engine)
+    book.run_until(index)
     try:
         book.run_next()
     except Exception as error:
-        fix = to_fix(Path(chapter), Path(engine), int(index), error)
+        return to_fix(chapter, engine, index, error)
+    return None
+
+
+def diagnose_here(chapter: str, engine: str, report: str, index: str) -> None:
+    """``diagnosis`` in a child process, writing {"fix": name} to ``report`` if it names one."""
+    fix = diagnosis(Path(chapter), Path(engine), int(index))
+    if fix:
         with open(report, "a", encoding="utf-8") as out:
             out.write(json.dumps({"fix": fix}) + "\n")
 
@@ -566,10 +585,19 @@ def outcomes(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> d
 def check_chapter(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> ChapterResult:
     """Run one chapter's checks against the micrograd.py at ``engine``, in a child process."""
     chapter, engine = chapter.resolve(), engine.resolve()
-    book = Chapter.read(chapter).cells
-    every = [i for i, cell in enumerate(book) if not cell.fence.is_engine]
-    checks = sorted(engine_checks(chapter, engine_names()))
     events, stopped = _events(chapter, engine, timeout)
+    return chapter_result(chapter, events, stopped)
+
+
+def chapter_result(
+    chapter: Path, events: list[dict], stopped: str | None, skipped: frozenset[int] = frozenset()
+) -> ChapterResult:
+    """A chapter's score from the events its run reported (``run_chapter``), and why the run
+    stopped early (a timeout, a crash), if it did. ``skipped``: cells that were not run."""
+    book = Chapter.read(chapter).cells
+    every = [i for i, cell in enumerate(book) if not cell.fence.is_engine and i not in skipped]
+    counted = engine_checks(chapter, engine_names())
+    checks = sorted(counted - skipped)
     passed = sum(1 for e in events if "passed" in e and e["passed"] in checks)
     ran = {e.get("passed", e.get("failed")) for e in events} - {None}
     failed = next((e for e in events if "failed" in e), None)
@@ -587,7 +615,10 @@ def check_chapter(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT)
     else:
         failure = None
     not_run = len(set(checks) - ran)
-    return ChapterResult(chapter, len(checks), passed, failure, not_run, len(every) - len(checks))
+    elsewhere = (len(skipped), len(skipped & counted))
+    return ChapterResult(
+        chapter, len(checks), passed, failure, not_run, len(every) - len(checks), *elsewhere
+    )
 
 
 def check(
@@ -605,16 +636,22 @@ def check(
     return diagnosed(results, engine, timeout)
 
 
-def diagnosed(results: list[ChapterResult], engine: Path, timeout: float) -> list[ChapterResult]:
+def diagnosed(
+    results: list[ChapterResult], engine: Path, timeout: float, find=None
+) -> list[ChapterResult]:
     """``results`` with the function to fix (``to_fix``) named in the first failure, the one
     *Read next* is about: found in a child process, as the checks are, for that chapter
-    alone (finding it reruns the chapter, a few times)."""
+    alone (finding it reruns the chapter, a few times); or by ``find(chapter, index)``,
+    if given (the page, which has no processes: tools/site/learner.py)."""
     first = next((r for r in results if r.failure), None)
     if first is None or first.failure.index is None or first.failure.kind == "EngineImportError":
         return results
-    index = str(first.failure.index)
-    events, _ = _events(first.chapter, engine.resolve(), timeout, index, script=DIAGNOSE)
-    fix = next((e["fix"] for e in events if e.get("fix")), "")
+    if find is not None:
+        fix = find(first.chapter, first.failure.index) or ""
+    else:
+        index = str(first.failure.index)
+        events, _ = _events(first.chapter, engine.resolve(), timeout, index, script=DIAGNOSE)
+        fix = next((e["fix"] for e in events if e.get("fix")), "")
     if not fix:
         return results
     named = dataclasses.replace(first, failure=dataclasses.replace(first.failure, fix=fix))
@@ -628,9 +665,11 @@ def progress_table(results: list[ChapterResult], engine_name: str) -> str:
     Only checks of the engine count (``engine_checks``); the checks about the book, which
     pass whatever the engine does, are counted apart, below the table."""
     broken = [r.failure for r in results if r.failure and r.failure.kind == "EngineImportError"]
-    if broken:  # every chapter failed the same way before its first check
-        return f"No check could run: {broken[0].message.removeprefix('EngineImportError: ')}\n"
     width = max([len(r.chapter.name) for r in results] + [len("chapter")])
+    if broken:  # every chapter failed the same way before its first check
+        said = broken[0].message.removeprefix("EngineImportError: ")
+        rows = [f"{r.chapter.name:<{width}}  not run" for r in results]
+        return "\n".join([f"No check could run: {said}", "", f"{'chapter':<{width}}", *rows]) + "\n"
     passed, total = sum(r.passed for r in results), sum(r.checks for r in results)
     digits = len(str(total))
     heading = "checks of your engine"
@@ -650,6 +689,14 @@ def progress_table(results: list[ChapterResult], engine_name: str) -> str:
     if about_book:
         checks = "check" if about_book == 1 else "checks"
         out.append(f"Not counted: {about_book} {checks} about the book, not your engine.")
+    elsewhere = sum(r.elsewhere for r in results)
+    if elsewhere:
+        counted = sum(r.elsewhere_counted for r in results)
+        checks = "check" if elsewhere == 1 else "checks"
+        out.append(
+            f"Not run on this page: {elsewhere} {checks} that need files or processes "
+            f"({counted} of your engine); `python3 tools/dev.py learn` runs them in a terminal."
+        )
     failing = [r for r in results if r.failure]
     if not failing:
         return "\n".join([*out, "", f"Every check passes against {engine_name}."]) + "\n"

@@ -67,10 +67,16 @@ def bar(tab, line: int):
 
 
 def code(tab, line: int):
-    """The editable code of that fence (opening the <details> around it, if any)."""
+    """The code editor of that fence (opening the <details> around it, if any): its
+    ``fill(text)`` replaces the code as a paste would (CodeMirror 6's .cm-content)."""
     block = bar(tab, line).locator("xpath=preceding-sibling::div[1]")
     block.evaluate("b => { const d = b.closest('details'); if (d) d.open = true; }")
-    return block.locator("pre > code")
+    return block.locator(".cm-content")
+
+
+def editor_text(editor) -> str:
+    """The text a code editor holds (``code(tab, line)``, or the learner's .cm-content)."""
+    return editor.evaluate("e => CodeEditor.text(CodeEditor.of(e))")
 
 
 def run(tab, line: int) -> None:

@@ -13,12 +13,14 @@ import pytest
 
 from tests.helpers.browser import (
     PHONE,
+    RUN_TIMEOUT,
     assert_clean,
     assert_loaded_locally,
     bar,
     box_fits,
     chapter_page,
     code,
+    editor_text,
     expected_failure,
     failure,
     fence_with,
@@ -34,8 +36,11 @@ from tests.helpers.site import build_small_site, serve
 def test_a_late_fence_in_chapter_3_runs_the_fences_above_it_first(open_page, site_url):
     page, tab = chapter_page(open_page, site_url, "03-")
     late = fence_with(page, "x2, a2, L2 = diamond()")
-    code(tab, late["line"]).fill(late["code"] + "print(x.grad, x2.grad)\n")
-    run(tab, late["line"])
+    editor = code(tab, late["line"])
+    editor.fill(late["code"] + "print(x.grad, x2.grad)\n")
+    editor.press("Shift+Enter")  # runs the fence, as its Run button does
+    ran = f'.notebook-bar[data-line="{late["line"]}"][data-state=ran]'
+    tab.wait_for_selector(ran, timeout=RUN_TIMEOUT)
 
     found = states(tab)
     above = [line for line in found if line < late["line"]]
@@ -98,7 +103,20 @@ def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
     assert engine["engine"]
     last = max(int(line) for line in states(tab))
 
-    code(tab, engine["line"]).fill(engine["code"].replace(old, new))
+    editor = code(tab, engine["line"])
+    assert editor.locator(".tok-keyword").count() > 0  # highlighted as Python
+    editor.fill("def f():")
+    editor.press("End")
+    editor.press("Enter")
+    editor.type("return 1")
+    assert editor_text(editor) == "def f():\n    return 1"  # Enter indents the body
+    editor.press("Control+z")  # undo, as often as it takes to bring the book's code back
+    for _ in range(5):
+        if editor_text(editor) + "\n" == engine["code"]:
+            break
+        editor.press("Control+z")
+    assert editor_text(editor) + "\n" == engine["code"]
+    editor.fill(engine["code"].replace(old, new))
     run(tab, last)
     found = states(tab)
     assert found[failing_line] == "failed", found
@@ -110,7 +128,7 @@ def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
     assert int(headline[1]) == named, f"pytest names line {named}, the page {headline[1]}"
 
     bar(tab, engine["line"]).locator(".notebook-reset").click()  # Reset, and all is well
-    assert code(tab, engine["line"]).text_content() == engine["code"]
+    assert editor_text(code(tab, engine["line"])) + "\n" == engine["code"]
     run(tab, last)
     assert set(states(tab).values()) == {"ran"}, states(tab)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.site import build_small_site
+from tools.site.editor import editor_bundle
 from tools.site.runtime import (
     LIVE_PYTHON,
     PAGE_PYTHON,
@@ -42,6 +43,7 @@ def test_without_npm_the_site_builds_without_run_buttons_and_says_how(tmp_path):
     assert "npm is not installed" in said[0] and "apt-get install nodejs npm" in said[0]
     assert "notebook-fences" not in (site / "01-a-chapter.html").read_text(encoding="utf-8")
     assert not (site / "assets" / "pyodide").exists()
+    assert not (site / "assets" / "editor" / "editor.js").exists()
 
 
 def test_with_the_runtime_pages_carry_their_fences(tmp_path):
@@ -72,3 +74,7 @@ def test_with_the_runtime_pages_carry_their_fences(tmp_path):
     assert sorted(p.name for p in (first / "assets" / "pyodide").iterdir()) == sorted(RUNTIME_FILES)
     for name in [*PAGE_PYTHON, *LIVE_PYTHON]:
         assert (first / "assets" / "notebook" / name).is_file(), name
+    # The code editor, on the chapter with fences only, from the site itself.
+    assert (first / "assets" / "editor" / "editor.js").read_bytes() == editor_bundle().read_bytes()
+    assert 'src="assets/editor/editor.js"' in html
+    assert "editor.js" not in (first / "index.html").read_text(encoding="utf-8")

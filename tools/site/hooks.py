@@ -22,7 +22,11 @@ call as well (Material's successor runs no hooks):
   for its Run buttons (fences.py); after each figure that is stepped through, its backward
   pass recorded with micrograd.py as it is now (tools/figures.py, steps.py), and after a
   figure with a nudge control, its nudges (figures.py).
-* on_post_build: the runtime's files and the search shim copied into the site.
+* on_post_build: the runtime's files and the search shim copied into the site, with the
+  code editor and the book's zip for learner mode.
+* Learner mode's page (learner.py) and the code editor of every fence (editor.py): the
+  editor is bundled at on_config, and on_page_context puts it on pages with fences and
+  the learner's editor in the chapter "Rebuild it yourself".
 
 This file puts the repository root on ``sys.path`` (mkdocs imports a hook by its file
 path); nothing else does.
@@ -41,18 +45,26 @@ if _ROOT not in sys.path:
 from mkdocs.exceptions import PluginError  # noqa: E402 (after the path is set)
 from mkdocs.plugins import event_priority  # noqa: E402
 from mkdocs.structure.files import File  # noqa: E402
+from mkdocs.utils import get_relative_url  # noqa: E402
 
 from tools import ENGINE, ROOT, tangle  # noqa: E402
 from tools.chapter import Chapter  # noqa: E402
 from tools.figures import nudged, recorded, stepped_in, with_data_in  # noqa: E402
 from tools.notebook import as_micrograd, import_engine  # noqa: E402
-from tools.site import fences, runtime, search, steps, weave  # noqa: E402
+from tools.site import editor, fences, learner, runtime, search, steps, weave  # noqa: E402
 from tools.site.figures import inline_figures, with_data  # noqa: E402
 from tools.site.marks import label_folds, offer_download  # noqa: E402
 from tools.site.mathml import math_in_html  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.book")
-_build = {"serving": False, "runtime": None, "shim": None, "woven": None, "files": None}
+_build = {
+    "serving": False,
+    "runtime": None,
+    "editor": None,
+    "shim": None,
+    "woven": None,
+    "files": None,
+}
 
 
 def on_startup(command, dirty):
@@ -67,6 +79,12 @@ def on_config(config):
         log.info(runtime.HOW_TO_ENABLE.format(why=why, version=runtime.PYODIDE))
     except runtime.RuntimeIntegrityError as error:
         raise PluginError(str(error)) from None
+    if _build["runtime"] is not None:
+        try:
+            _build["editor"] = editor.editor_bundle()
+        except editor.EditorUnavailableError as why:
+            _build["runtime"] = None  # no Run buttons without an editor for their code
+            log.info(editor.HOW_TO_ENABLE.format(why=why, version=editor.CODEMIRROR))
     try:
         _build["shim"] = {search.SHIM: runtime.runtime_tarball(search.SHIM)}
     except runtime.RuntimeUnavailableError as why:
@@ -137,10 +155,27 @@ def on_page_context(context, page, config, **_):
         page.content = _with_used_in(page, woven, chapter)
     source = page.file.abs_src_path
     if _build["runtime"] is not None and source and Chapter.read(Path(source)).cells:
-        page.content += fences.fences_script(Path(source))
+        assets = get_relative_url("assets", page.url)
+        page.content += fences.fences_script(Path(source)) + editor.editor_tags(assets)
+        if page.file.src_uri == learner.PAGE:
+            page.content = _with_learner(page, config, assets)
     if figures := with_data_in(page.file.src_path):  # steps, nudges
         page.content = _with_figure_data(page, figures)
     return context
+
+
+def _with_learner(page, config, assets: str) -> str:
+    def href(src: str, anchor: str) -> str:
+        url = _build["files"].get_file_from_path(src).url_relative_to(page.file)
+        return f"{url}#{anchor}" if anchor else url
+
+    data = learner.page_data(Path(config.docs_dir), href)
+    html, found = learner.learner_html(page.content, data, assets)
+    if not found:
+        log.warning(
+            "%s: no paragraph starting %r: no editor", page.file.src_path, learner.PLACEHOLDER
+        )
+    return html
 
 
 def _with_figure_data(page, figures: list[str]) -> str:
@@ -186,3 +221,6 @@ def on_post_build(config, **_):
         runtime.install_packages(_build["shim"], Path(config["site_dir"]))
     if _build["runtime"] is not None:
         runtime.install_runtime(_build["runtime"], Path(config["site_dir"]))
+        editor.install_editor(_build["editor"], Path(config["site_dir"]))
+        if (Path(config.docs_dir) / learner.PAGE).exists():
+            learner.install_bundle(Path(config["site_dir"]), Path(config.docs_dir))

@@ -4,10 +4,12 @@
 // tools/site/fences.py while the site is built): code, first line, engine or not, and
 // why a fence cannot run in a browser, if it cannot. The fences the page shows are its
 // python code blocks, in the same order; each gets a bar with Run, Stop and Reset, and
-// its code becomes editable. Running a fence first runs the fences above it that have
-// not run; a failure stops the chapter there, as under pytest. What a fence prints and
-// how it failed appear under it; under an ```output block, output the same as the book's
-// only marks the block, other output takes its place (the book's folded beside it).
+// its code becomes a code editor (CodeMirror 6, window.CodeEditor: the script
+// assets/editor/editor.js, bundled by tools/site/editor.py and put on pages with
+// fences). Running a fence first runs the fences above it that have not run; a failure
+// stops the chapter there, as under pytest. What a fence prints and how it failed appear
+// under it; under an ```output block, output the same as the book's only marks the
+// block, other output takes its place (the book's folded beside it).
 //
 // The graph figures are drawn again from the reader's state (tools/site/live.py): once the
 // fences above a figure have run and one of them was the reader's code rather than the
@@ -90,13 +92,7 @@
         );
         return;
       }
-      this.code = block.querySelector("pre > code");
-      this.original = this.code.innerHTML;
-      this.code.contentEditable = "plaintext-only";
-      this.code.spellcheck = false;
-      this.code.setAttribute("aria-label", `Python code, ${this.where} (editable)`);
-      this.code.addEventListener("input", () => this.edited());
-      this.code.addEventListener("keydown", (event) => this.key(event));
+      this.editor = null; // made soon after the page loads (makeEditor)
 
       this.runButton = button(
         "notebook-run",
@@ -134,18 +130,21 @@
       this.setState("idle", "");
     }
 
-    get text() {
-      return this.code ? this.code.textContent : this.fence.code;
+    // The book's highlighted code stays in the page (for printing); an editor shows it.
+    makeEditor() {
+      const host = element("div", "notebook-editor");
+      this.block.querySelector("pre").after(host);
+      this.block.classList.add("notebook-editable");
+      this.editor = CodeEditor.create(host, {
+        doc: this.fence.code.replace(/\n$/, ""),
+        label: `Python code, ${this.where} (editable; Shift+Enter runs it)`,
+        onChange: () => this.edited(),
+        onRun: () => this.notebook.run(this.index),
+      });
     }
 
-    key(event) {
-      if (event.key === "Enter" && event.shiftKey) {
-        event.preventDefault();
-        this.notebook.run(this.index);
-      } else if (event.key === "Tab" && !event.shiftKey) {
-        event.preventDefault();
-        document.execCommand("insertText", false, "    ");
-      }
+    get text() {
+      return this.editor ? CodeEditor.text(this.editor) + "\n" : this.fence.code;
     }
 
     edited() {
@@ -154,8 +153,7 @@
     }
 
     reset() {
-      this.code.innerHTML = this.original;
-      this.edited();
+      CodeEditor.setText(this.editor, this.fence.code.replace(/\n$/, ""));
     }
 
     setState(state, status) {
@@ -321,6 +319,21 @@
       this.changed = false; // a fence run since the namespace was fresh was not the book's
       this.figures = (page.figures || []).map((figure) => new LiveFigure(figure));
       document.body.dataset.notebook = "idle"; // "running" while a Run is in progress
+      this.makeEditors();
+    }
+
+    // An editor takes some 30 ms to make: one at a time while the browser is idle, in page
+    // order, so that a long chapter opens as fast as a short one.
+    makeEditors() {
+      const waiting = this.cells.filter((cell) => cell.bar && !cell.fence.blocked);
+      const idle = window.requestIdleCallback || ((work) => setTimeout(work, 0));
+      const next = () => {
+        const cell = waiting.shift();
+        if (!cell) return;
+        cell.makeEditor();
+        idle(next, { timeout: 200 });
+      };
+      idle(next, { timeout: 200 });
     }
 
     edited(cell) {
@@ -465,6 +478,10 @@
   function setup() {
     const data = document.getElementById("notebook-fences");
     if (!data) return; // no runtime in this build, or no python fences on this page
+    if (typeof CodeEditor === "undefined") {
+      console.error("notebook: the code editor (assets/editor/editor.js) did not load: no Run buttons");
+      return;
+    }
     const page = JSON.parse(data.textContent);
     const blocks = [...document.querySelectorAll("article div.language-python.highlight")];
     const shown = page.fences;

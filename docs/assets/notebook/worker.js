@@ -22,6 +22,7 @@
 //               {kind: "figure", name, svg, steps, problem}  svg, steps: null if not drawn
 //               {kind: "graphs", index, drawn: [{svg, problem}]}
 //               {kind: "broken", error}  Python could not be loaded
+// Learner mode (docs/assets/learner/learner.js) has messages of its own: see the end.
 
 const here = (name) => new URL(name, import.meta.url).href;
 const PAGE_PYTHON = ["micrograd.py", "kernel.py", "pytest.py"];
@@ -45,11 +46,11 @@ const LIVE_PYTHON = [ // as tools/site/runtime.py copies them next to this file
 // sooner than on a desktop Python. tests/site/test_browser.py runs both kinds of code.
 const PYTHON_STACK = 48 * 1024;
 
-function limitStack(pyodide) {
+function limitStack(pyodide, size = PYTHON_STACK) {
   const c = pyodide._module; // Pyodide's C exports
   const top = c._emscripten_stack_get_current();
   const thread = c._PyThreadState_Get();
-  c._PyUnstable_ThreadState_SetStackProtection(thread, top - PYTHON_STACK, PYTHON_STACK);
+  c._PyUnstable_ThreadState_SetStackProtection(thread, top - size, size);
 }
 
 let python = null; // Pyodide, once loaded
@@ -108,6 +109,7 @@ onmessage = (event) => {
 
 async function handle(message) {
   if (python === null) return; // broken: notebook.js has been told
+  if (message.kind in LEARNER) return learn(message);
   try {
     if (message.kind === "figure" || message.kind === "graphs") await draw(message);
     else step(message);
@@ -155,4 +157,49 @@ async function draw(message) {
     });
     postMessage({ kind: "graphs", index: message.index, drawn });
   }
+}
+
+// --- learner mode: the book's checks against a learner's engine (tools/site/learner.py) ---
+//
+// In:  {kind: "learn-load", bundle}  the book's zip: unpacked into /book, put on sys.path
+//      {kind: "learn", chapter, engine}  run one chapter against the engine's text
+//      {kind: "learn-table", runs, engine, diagnose}  the table of the runs so far
+// Out: {kind: "learn-event", event} for each check the chapter starts, passes or fails;
+//      then {kind: "learned"}, {kind: "learn-table", table}, or {kind: "broken", error}.
+
+let learner = null; // tools.site.learner, in the page's Python
+const IMPORT_STACK = 256 * 1024;
+
+const LEARNER = {
+  "learn-load": async ({ bundle }) => {
+    const response = await fetch(bundle);
+    if (!response.ok) throw new Error(`${bundle}: HTTP ${response.status}`);
+    python.unpackArchive(await response.arrayBuffer(), "zip", { extractDir: "/book" });
+    python.runPython("import sys; sys.path[:0] = ['/book', '/book/packages']");
+    // Compiling modules as large as argparse needs more stack than PYTHON_STACK gives, so
+    // learner mode's modules are imported with more, once, before any check runs.
+    limitStack(python, IMPORT_STACK);
+    try {
+      python.runPython("import tools.learner, tools.site.fences, tools.site.learner");
+    } finally {
+      limitStack(python);
+    }
+    learner = python.pyimport("tools.site.learner");
+    postMessage({ kind: "learned" });
+  },
+  learn: async ({ chapter, engine }) => {
+    const tell = (text) => postMessage({ kind: "learn-event", event: JSON.parse(text) });
+    learner.check_in_page(chapter, engine, tell);
+    postMessage({ kind: "learned" });
+  },
+  "learn-table": async ({ runs, engine, diagnose }) => {
+    const table = learner.table_in_page(JSON.stringify(runs), engine, diagnose);
+    postMessage({ kind: "learn-table", table });
+  },
+};
+
+function learn(message) {
+  return LEARNER[message.kind](message).catch((error) => {
+    postMessage({ kind: "broken", error: String((error && error.stack) || error) });
+  });
 }

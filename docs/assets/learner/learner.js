@@ -1,0 +1,352 @@
+// Learner mode in the page: an editor holding the learner's engine, and Check, which runs
+// the book's checks against it in the page's Python, chapter by chapter, with the table
+// that `python3 tools/dev.py learn` prints (tools/learner.py, run by tools/site/learner.py
+// in the Pyodide worker of the Run buttons, docs/assets/notebook/worker.js).
+//
+// The page carries what it needs as JSON (<script class="learner-data">, written while the
+// site is built): the skeleton, the chapters with checks, and where each chapter and
+// section is on the site, for the table's links. What the learner types is kept in
+// localStorage as it is typed, and so is the last table: both survive a reload and a
+// rebuilt site. Nothing is sent anywhere; Download and Load are the browser's own.
+//
+// A chapter that runs longer than the stated time limit (data-limit, in seconds) is
+// stopped by ending the worker; the table says so, and the next chapter gets a fresh one.
+
+(function () {
+  "use strict";
+
+  const here = new URL(".", document.currentScript.src);
+  const STORED = "literate-micrograd:learner:engine"; // the engine, as typed
+  const TABLE = "literate-micrograd:learner:table"; // {table, engine, chapter} of the last Check
+  const TABLE_LIMIT = 120; // seconds to make the table and find what to read next
+  const SERVE =
+    "Python runs on this page only when the site is served over HTTP: run " +
+    "`python3 tools/dev.py serve`, or `python3 -m http.server -d site`, and open " +
+    "http://127.0.0.1:8000/ (or use `python3 tools/dev.py learn` in a terminal).";
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function button(className, label, title) {
+    const node = element("button", "notebook-button " + className, label);
+    node.type = "button";
+    node.title = title;
+    return node;
+  }
+
+  // The line of an error that says what went wrong: a Python traceback's last one.
+  function gist(error) {
+    const lines = String(error).trim().split("\n").filter((line) => !/^\s+at /.test(line));
+    return lines[0].startsWith("PythonError") ? lines[lines.length - 1] : lines[0];
+  }
+
+  function load(key) {
+    try {
+      return localStorage.getItem(key);
+    } catch (error) {
+      return null; // storage refused (a private window's settings): nothing kept
+    }
+  }
+
+  function keep(key, value) {
+    try {
+      localStorage.setItem(key, value);
+      return true;
+    } catch (error) {
+      return false;
+    }
+  }
+
+  // The page's Python for learner mode: one worker, started on the first Check and kept
+  // for the next one; ended when a chapter outlasts the limit.
+  class Python {
+    constructor(bundle) {
+      this.bundle = bundle;
+      this.worker = null;
+      this.ready = null;
+      this.waiting = null; // {resolve, onEvent, timer} of the message being answered
+    }
+
+    start() {
+      this.worker = new Worker(new URL("../notebook/worker.js", here), { type: "module" });
+      this.worker.onmessage = (event) => this.receive(event.data);
+      this.worker.onerror = (event) => this.answer({ broken: event.message || "the worker failed" });
+      this.ready = new Promise((resolve) => {
+        this.waiting = { resolve, onEvent: null, timer: null, loading: true };
+      }).then((answer) => (answer.broken ? answer : this.ask({ kind: "learn-load", bundle: this.bundle })));
+      return this.ready;
+    }
+
+    receive(message) {
+      if (!this.waiting) return;
+      if (message.kind === "learn-event") {
+        if (this.waiting.onEvent) this.waiting.onEvent(message.event);
+      } else if (message.kind === "ready" && this.waiting.loading) this.answer({});
+      else if (message.kind === "broken") this.answer({ broken: message.error });
+      else if (message.kind === "learned") this.answer({});
+      else if (message.kind === "learn-table") this.answer({ table: message.table });
+    }
+
+    answer(answer) {
+      const waiting = this.waiting;
+      if (!waiting) return;
+      this.waiting = null;
+      clearTimeout(waiting.timer);
+      if (answer.broken || answer.timeout) this.end();
+      waiting.resolve(answer);
+    }
+
+    end() {
+      if (this.worker) this.worker.terminate();
+      this.worker = null;
+      this.ready = null;
+    }
+
+    // Send a message; the answer is {} or {table}, {broken: error}, or {timeout: true}
+    // after `limit` seconds (the worker is then ended).
+    ask(message, limit, onEvent) {
+      return new Promise((resolve) => {
+        const timer = limit ? setTimeout(() => this.answer({ timeout: true }), limit * 1000) : null;
+        this.waiting = { resolve, onEvent, timer };
+        this.worker.postMessage(message);
+      });
+    }
+
+    async call(message, limit, onEvent) {
+      const loaded = await (this.ready || this.start());
+      if (loaded.broken) throw new Error(`the page's Python could not start: ${gist(loaded.broken)}`);
+      return this.ask(message, limit, onEvent);
+    }
+  }
+
+  class Learner {
+    constructor(root) {
+      this.root = root;
+      this.data = JSON.parse(root.querySelector(".learner-data").textContent);
+      this.python = new Python(new URL(root.dataset.bundle, location.href).href);
+      this.build();
+    }
+
+    build() {
+      const { root, data } = this;
+      root.querySelector(":scope > p").remove(); // the placeholder, for readers elsewhere
+      const intro = element(
+        "p",
+        "learner-intro",
+        "Your engine: the skeleton, until you write it. Check runs the book's checks " +
+          `against it here, in your browser; each chapter may run ${root.dataset.limit} s.`,
+      );
+      this.bar = element("div", "learner-bar");
+      this.checkButton = button("learner-check", "✓ Check", "Run the book's checks against your engine");
+      this.chapter = element("select", "learner-chapter");
+      this.chapter.setAttribute("aria-label", "Which chapters to check");
+      this.chapter.append(new Option("every chapter", ""));
+      for (const { name, title } of data.chapters) this.chapter.append(new Option(title, name));
+      this.downloadButton = button("learner-download", "⤓ Download", `Save your engine as ${data.engine}`);
+      this.loadButton = button(
+        "learner-load",
+        "Load a file…",
+        "Put a micrograd.py from your machine in the editor",
+      );
+      this.file = element("input", "learner-file");
+      this.file.type = "file";
+      this.file.accept = ".py,text/x-python,text/plain";
+      this.file.hidden = true;
+      this.resetButton = button("learner-reset", "↺ Reset", "Start again from the skeleton (asks first)");
+      const { checkButton, chapter, downloadButton, loadButton, file, resetButton } = this;
+      this.bar.append(checkButton, chapter, downloadButton, loadButton, file, resetButton);
+      this.status = element("p", "learner-status");
+      this.status.setAttribute("role", "status");
+      const host = element("div", "learner-editor");
+      this.caption = element("p", "learner-caption");
+      this.table = element("pre", "learner-table");
+      this.table.hidden = this.caption.hidden = true;
+      root.append(intro, this.bar, this.status, host, this.caption, this.table);
+
+      const stored = load(STORED);
+      this.editor = CodeEditor.create(host, {
+        doc: stored === null ? data.skeleton : stored,
+        label: `Your ${data.engine} (editable)`,
+        numbered: true,
+        onChange: (text) => this.typed(text),
+      });
+      this.checkButton.addEventListener("click", () => this.check());
+      // Python takes seconds to start: on the first sign that a Check is coming, start it.
+      const warm = () => location.protocol !== "file:" && (this.python.ready || this.python.start());
+      for (const event of ["pointerenter", "focus"]) {
+        this.checkButton.addEventListener(event, warm);
+        this.chapter.addEventListener(event, warm);
+      }
+      this.downloadButton.addEventListener("click", () => this.download());
+      this.loadButton.addEventListener("click", () => this.file.click());
+      this.file.addEventListener("change", () => this.loadFile());
+      this.resetButton.addEventListener("click", () => this.reset());
+      const last = JSON.parse(load(TABLE) || "null");
+      if (last) this.show(last.table, this.lastCaption(last));
+      root.dataset.state = "idle";
+    }
+
+    get text() {
+      return CodeEditor.text(this.editor);
+    }
+
+    typed(text) {
+      if (!keep(STORED, text)) {
+        this.say("Your browser does not let this page keep your engine: Download it to keep it.");
+      }
+    }
+
+    say(text) {
+      this.status.textContent = text;
+    }
+
+    lastCaption(last) {
+      const which = last.chapter ? `chapter ${last.chapter}` : "every chapter";
+      const same =
+        last.engine === this.text ? "your engine as it is now" : "an earlier version of your engine";
+      return `Your last Check (${which}), of ${same}:`;
+    }
+
+    // The table as text, with each place in the book it names linked to the site's page.
+    show(table, caption) {
+      this.caption.textContent = caption;
+      this.table.replaceChildren(...this.linked(table));
+      this.table.hidden = this.caption.hidden = false;
+    }
+
+    linked(text) {
+      const places = [];
+      for (const [file, place] of Object.entries(this.data.places)) {
+        const page = ` (page '${place.title}')`;
+        for (const [section, url] of Object.entries(place.sections)) {
+          places.push([`${file}, section '${section}'${page}`, url]);
+          places.push([`${file}, section '${section}'`, url]);
+        }
+        places.push([file + page, place.url], [file, place.url]);
+      }
+      places.sort((a, b) => b[0].length - a[0].length); // the longest match first
+      const nodes = [];
+      let rest = text;
+      while (rest) {
+        let best = null;
+        for (const [said, url] of places) {
+          const at = rest.indexOf(said);
+          if (at >= 0 && (best === null || at < best.at)) best = { at, said, url };
+        }
+        if (best === null) break;
+        nodes.push(rest.slice(0, best.at));
+        const link = element("a", "", best.said);
+        link.href = best.url;
+        nodes.push(link);
+        rest = rest.slice(best.at + best.said.length);
+      }
+      nodes.push(rest);
+      return nodes;
+    }
+
+    busy(running) {
+      this.root.dataset.state = running ? "checking" : "idle";
+      const buttons = [this.checkButton, this.chapter, this.loadButton, this.resetButton];
+      for (const b of buttons) b.disabled = running;
+    }
+
+    async check() {
+      if (location.protocol === "file:") {
+        this.say(SERVE);
+        return;
+      }
+      const engine = this.text;
+      const limit = Number(this.root.dataset.limit);
+      const wanted = this.chapter.value;
+      const chosen = this.data.chapters.filter((c) => !wanted || c.name === wanted);
+      const which = wanted ? chosen[0].title : "every chapter";
+      const caption = `The book's checks against your engine (${which}):`;
+      this.busy(true);
+      const runs = [];
+      let table = null;
+      let problem = "";
+      try {
+        for (const [i, chapter] of chosen.entries()) {
+          const starting = this.python.worker ? "" : " Starting Python first.";
+          this.say(`Checking ${chapter.title} (${i + 1} of ${chosen.length})…${starting}`);
+          const run = { chapter: chapter.name, events: [], stopped: null };
+          runs.push(run);
+          const learn = { kind: "learn", chapter: chapter.name, engine };
+          const answer = await this.python.call(learn, limit, (event) => run.events.push(event));
+          if (answer.timeout) {
+            run.stopped =
+              `timed out after ${limit} s: an endless loop? ` +
+              `(the page stops a chapter after ${limit} s, and its Python with it)`;
+          } else if (answer.broken) {
+            run.stopped = `the page's Python stopped: ${gist(answer.broken)}`;
+          }
+          const last = i + 1 === chosen.length;
+          if (last) this.say("Finding what to read next…");
+          const tableLimit = Math.max(limit, TABLE_LIMIT); // the limit is the chapters'
+          const ask = { kind: "learn-table", runs, engine, diagnose: last };
+          const shown = await this.python.call(ask, tableLimit);
+          if (shown.table === undefined) {
+            const why = shown.timeout ? `it took over ${tableLimit} s` : gist(shown.broken);
+            if (table === null || !last) throw new Error(`the table could not be made: ${why}`);
+            problem = ` What to read next could not be found: ${why}.`;
+          } else table = shown.table;
+          this.show(table, caption);
+        }
+        this.say(`Checked ${which}.${problem}`);
+        keep(TABLE, JSON.stringify({ table, engine, chapter: wanted ? which : "" }));
+        this.caption.textContent = caption;
+      } catch (error) {
+        this.say(`The check could not finish: ${error.message || error}. Check again to start afresh.`);
+        this.python.end();
+      } finally {
+        this.busy(false);
+        this.root.dataset.checked = String(Number(this.root.dataset.checked || 0) + 1); // Checks done
+      }
+    }
+
+    download() {
+      const blob = new Blob([this.text], { type: "text/x-python" });
+      const link = element("a");
+      link.href = URL.createObjectURL(blob);
+      link.download = this.data.engine;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+    }
+
+    async loadFile() {
+      const [file] = this.file.files;
+      this.file.value = "";
+      if (!file) return;
+      const text = await file.text();
+      const ask =
+        `Replace the engine in the editor with ${file.name}? ` +
+        "What the editor holds now is lost, unless you downloaded it.";
+      if (this.text !== this.data.skeleton && this.text !== text && !confirm(ask)) return;
+      CodeEditor.setText(this.editor, text);
+      this.say(`Loaded ${file.name}.`);
+    }
+
+    reset() {
+      if (this.text === this.data.skeleton) return;
+      const ask = "Discard your engine and start again from the skeleton? Download it first to keep it.";
+      if (!confirm(ask)) return;
+      CodeEditor.setText(this.editor, this.data.skeleton);
+      this.say("The editor holds the skeleton again.");
+    }
+  }
+
+  function setup() {
+    const root = document.querySelector(".learner");
+    if (!root || root.dataset.state || typeof CodeEditor === "undefined") return;
+    new Learner(root);
+  }
+
+  if (typeof document$ !== "undefined") document$.subscribe(setup); // Material's page-load signal
+  else document.addEventListener("DOMContentLoaded", setup);
+})();

@@ -1,0 +1,136 @@
+"""Learner mode in the page (chapter 15, tools/site/learner.py), in Chromium: the editor
+holds the skeleton, Check gives the terminal's table, a planted bug names its section,
+the book's engine passes every counted check, a broken or endless engine is reported; what
+was typed and the last table survive a reload, the download is the editor's text.
+
+One page and one Python for the whole story, to keep the browser's time small; the table
+of typical bugs is tested in the terminal (tests/test_learner_bugs.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.helpers.browser import RUN_TIMEOUT, assert_clean, editor_text
+from tools import ENGINE, ROOT
+from tools.learner import (
+    chapters_named,
+    check,
+    engine_checks,
+    engine_names,
+    progress_table,
+    skeleton,
+)
+from tools.site.learner import PAGE, PLACEHOLDER, _blocked
+
+VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
+ASSIGNED = ("operand.grad += local * grad", "operand.grad = local * grad")  # = for +=
+
+
+def _check(tab, chapter: str = "", limit: int | None = None) -> str:
+    """Press Check for one chapter (or every chapter); return the table the page shows."""
+    if limit is not None:
+        tab.locator(".learner").evaluate(f"e => e.dataset.limit = '{limit}'")
+    tab.select_option(".learner-chapter", chapter)
+    done = int(tab.locator(".learner").get_attribute("data-checked") or 0) + 1
+    tab.click(".learner-check")
+    finished = f'.learner[data-checked="{done}"]'
+    tab.wait_for_selector(finished, state="attached", timeout=RUN_TIMEOUT)
+    assert tab.locator(".learner-status").text_content().startswith("Checked"), tab.locator(
+        ".learner-status"
+    ).text_content()
+    return tab.locator(".learner-table").text_content()
+
+
+def test_the_chapter_keeps_a_placeholder_for_readers_elsewhere(built_site):
+    chapter = (ROOT / "docs" / PAGE).read_text(encoding="utf-8")
+    assert chapter.count(PLACEHOLDER) == 1 and "python3 tools/dev.py learn" in chapter
+    print_page = (built_site / "print_page.html").read_text(encoding="utf-8")
+    assert PLACEHOLDER in print_page and 'class="learner"' not in print_page
+
+
+@pytest.mark.usefixtures("runtime")
+def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
+    tab = open_page(f"{site_url}/{PAGE.removesuffix('.md')}.html")
+    tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+    editor = tab.locator(".learner .cm-content")
+    assert editor_text(editor) == skeleton()
+
+    # The skeleton scores 0, in the terminal's very table (engine named as downloaded).
+    mine = tmp_path / ENGINE
+    mine.write_text(skeleton(), encoding="utf-8")
+    assert _check(tab, VALUE_CHAPTER.name) == progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
+
+    # A planted bug: Read next names the section that explains it, linked on the site.
+    book = (ROOT / ENGINE).read_text(encoding="utf-8")
+    assert book.count(ASSIGNED[0]) == 1
+    planted = book.replace(*ASSIGNED)
+    editor.fill(planted)
+    table = _check(tab, VALUE_CHAPTER.name)
+    read_next = "docs/02-the-value-atom.md, section 'The backward contract'"
+    assert f"Read next: {read_next}" in table, table
+    links = tab.locator(".learner-table a", has_text=read_next)
+    assert links.first.get_attribute("href") == "02-the-value-atom.html#the-backward-contract"
+
+    # The book's own engine passes every counted check that the page can run.
+    editor.fill(book)
+    table = _check(tab)
+    every = chapters_named([])
+    counted = sum(len(engine_checks(path, engine_names()) - _blocked(path)) for path in every)
+    assert tab.locator(".learner-chapter option").count() == len(every) + 1  # and "every"
+    assert re.search(rf"^all +{counted} of {counted}$", table, re.M), table
+    assert table.endswith(f"Every check passes against {ENGINE}.\n"), table
+    elsewhere = sum(len(_blocked(path)) for path in every)  # need files or processes
+    assert f"Not run on this page: {elsewhere} checks" in table, table
+
+    # An engine that does not parse: its line and the error; every chapter "not run".
+    editor.fill("class Value:\n    def __init__(self data):\n        pass\n")
+    table = _check(tab, VALUE_CHAPTER.name)
+    assert table.startswith(f"No check could run: {ENGINE} does not import: SyntaxError"), table
+    assert "line 2" in table and re.search(r"^02-the-value-atom\.md +not run$", table, re.M)
+
+    # An engine that never returns is stopped at the time limit, and the table says so.
+    endless = book.replace(
+        "        self.grad = 0.0\n", "        while True:\n            pass\n", 1
+    )
+    editor.fill(endless)
+    table = _check(tab, VALUE_CHAPTER.name, limit=3)
+    assert "timed out after 3 s: an endless loop?" in table, table
+
+    # What was typed survives a reload, and so does the last table; the download is it.
+    editor.fill(planted)
+    tab.reload(wait_until="load")
+    tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+    assert editor_text(editor) == planted
+    assert "timed out after 3 s" in tab.locator(".learner-table").text_content()
+    assert "an earlier version" in tab.locator(".learner-caption").text_content()
+    with tab.expect_download() as download:
+        tab.click(".learner-download")
+    assert download.value.suggested_filename == ENGINE
+    assert download.value.path().read_bytes() == planted.encode("utf-8")
+
+    # Loading a file asks before replacing what the editor holds; Reset asks before the
+    # skeleton comes back: dismissed, nothing changes.
+    asked, answers = [], []
+
+    def answer(dialog):
+        asked.append(dialog.message)
+        dialog.accept() if answers.pop(0) else dialog.dismiss()
+
+    tab.on("dialog", answer)
+    other = tmp_path / "other.py"
+    other.write_text("x = 1\n", encoding="utf-8")
+    answers.append(True)
+    tab.set_input_files(".learner-file", other)
+    shows = "e => CodeEditor.text(CodeEditor.of(e)) === 'x = 1\\n'"
+    tab.wait_for_function(shows, arg=editor.element_handle())
+    assert len(asked) == 1 and asked[0].startswith("Replace the engine in the editor")
+    answers.append(False)
+    tab.click(".learner-reset")
+    assert editor_text(editor) == "x = 1\n" and len(asked) == 2
+    answers.append(True)
+    tab.click(".learner-reset")
+    assert editor_text(editor) == skeleton() and asked[2].startswith("Discard your engine")
+    assert_clean(tab, PAGE)  # and no request left the machine

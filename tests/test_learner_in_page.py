@@ -1,0 +1,47 @@
+"""Learner mode as the page's Python runs it (tools/site/learner.py), short of a browser:
+the book's zip alone, with the standard library and the page's pytest.raises, gives the
+terminal's table (tests/site/test_learner_page.py runs it in Chromium)."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+import zipfile
+
+from tools import ENGINE, ROOT
+from tools.learner import check, progress_table, skeleton
+from tools.site.learner import book_zip
+
+VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
+
+IN_THE_PAGE = """
+import json, sys
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/packages"]
+from tools.site import learner
+engine = open(sys.argv[2], encoding="utf-8").read()
+events = []
+learner.check_in_page(sys.argv[3], engine, events.append, folder=sys.argv[4])
+run = {"chapter": sys.argv[3], "events": [json.loads(e) for e in events], "stopped": None}
+print(learner.table_in_page(json.dumps([run]), engine, True, folder=sys.argv[4]), end="")
+"""
+
+
+def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(tmp_path):
+    data = book_zip()
+    assert data == book_zip()
+    book = tmp_path / "book"
+    zipfile.ZipFile(io.BytesIO(data)).extractall(book)
+    work = tmp_path / "work"  # the page's folder: pytest.py is the page's pytest.raises
+    work.mkdir()
+    shutil.copyfile(ROOT / "tools" / "site" / "page_pytest.py", work / "pytest.py")
+    mine = tmp_path / ENGINE
+    mine.write_text(skeleton(), encoding="utf-8")
+    command = [sys.executable, "-I", "-S", "-c", IN_THE_PAGE, book, mine, VALUE_CHAPTER.name]
+    done = subprocess.run(
+        [*map(str, command), str(work)], cwd=work, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
+    assert "0 of 18" in done.stdout and "Value.__init__, the function to fix" in done.stdout
