@@ -16,7 +16,6 @@ from pathlib import Path
 
 from tools import relative
 from tools.chapter import Chapter, Fence
-from tools.figures import FIGURES, line_showing
 
 # Which fences cannot run in the browser. The page has the standard library, the engine
 # and pytest.raises (tools/site/page_pytest.py), and no files, processes, network or screen.
@@ -82,6 +81,8 @@ def page_fences(path: Path) -> dict:
     """What a chapter page's notebook needs: its name, its python fences in order, and the
     graph figures that the reader's code draws again (tools/site/live.py), with the lines
     that show them."""
+    from tools.figures import FIGURES, line_showing  # here: learner mode's page runs blockers
+
     chapter = Chapter.read(path)
     fences = [cell.fence for cell in chapter.cells]
     figures = [
