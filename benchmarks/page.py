@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.helpers.browser import code  # noqa: E402
 from tests.helpers.site import serve  # noqa: E402
 from tools.site.runtime import LIVE_PYTHON, NOTEBOOK_DIR, VIZ  # noqa: E402
 
@@ -110,11 +111,11 @@ def main(site: Path) -> None:
             )
         never = [u for u in requested if "/viz/" in u or "/notebook/tools/" in u]
         bar = tab.locator(f'.notebook-bar[data-line="{fence["line"]}"]')
-        code = bar.locator("xpath=preceding-sibling::div[1]").locator("pre > code")
+        editor = code(tab, fence["line"])
         redraws = []
         for k in range(REPEATS + 1):
             value = f"x_value={2.0 + 2 * k}"  # never the book's 3.0
-            code.fill(fence["code"].replace("x_value=3.0", value))
+            editor.fill(fence["code"].replace("x_value=3.0", value))
             tab.evaluate(
                 """([line, f]) => {
                   window.__live = new Promise(done => {
