@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.helpers.browser import code  # noqa: E402
 from tests.helpers.site import serve  # noqa: E402
 from tools.site.runtime import LIVE_PYTHON, NOTEBOOK_DIR, VIZ  # noqa: E402
 
@@ -56,9 +57,10 @@ FIRST_OUTPUT = """line => new Promise(done => {
 CHAPTERS = ("03-backward.md", "04-a-scalar-neuron.md", "05-neuron-layer-mlp.md")
 
 
-def python_start(browser, url: str) -> list[tuple[str, float, str]]:
+def python_start(browser, url: str, reach: float) -> list[tuple[str, float, str]]:
     """(chapter, ms from a click on its first fence's Run to "ran", its state), chapter
-    after chapter in one visit."""
+    after chapter in one visit; the pointer reaches the Run bar ``reach`` seconds before
+    the click (the page starts Python then)."""
     from tools.site.fences import page_fences
 
     tab = browser.new_context().new_page()
@@ -71,6 +73,7 @@ def python_start(browser, url: str) -> list[tuple[str, float, str]]:
         tab.wait_for_selector("body[data-notebook=idle]", state="attached")
         first = page_fences(ROOT / "docs" / chapter)["fences"][0]
         tab.locator(f'.notebook-bar[data-line="{first["line"]}"]').hover()
+        tab.wait_for_timeout(reach * 1000)
         took, state = tab.evaluate(FIRST_OUTPUT, first["line"])
         times.append((chapter, took, state))
     tab.context.close()
@@ -108,11 +111,11 @@ def main(site: Path) -> None:
             )
         never = [u for u in requested if "/viz/" in u or "/notebook/tools/" in u]
         bar = tab.locator(f'.notebook-bar[data-line="{fence["line"]}"]')
-        code = bar.locator("xpath=preceding-sibling::div[1]").locator("pre > code")
+        editor = code(tab, fence["line"])
         redraws = []
         for k in range(REPEATS + 1):
             value = f"x_value={2.0 + 2 * k}"  # never the book's 3.0
-            code.fill(fence["code"].replace("x_value=3.0", value))
+            editor.fill(fence["code"].replace("x_value=3.0", value))
             tab.evaluate(
                 """([line, f]) => {
                   window.__live = new Promise(done => {
@@ -131,7 +134,7 @@ def main(site: Path) -> None:
             )
             bar.locator(".notebook-run").click()
             redraws.append(tab.evaluate("window.__live"))
-        started = python_start(browser, url)
+        started = {reach: python_start(browser, url, reach) for reach in (0.0, 1.0)}
         browser.close()
     load = os.getloadavg()
     print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
@@ -144,9 +147,13 @@ def main(site: Path) -> None:
     print(f"| Graphviz in the site | {viz / 1e6:.2f} MB | |")
     print(f"| the Python that draws, in the site | {python / 1e3:.0f} kB | |")
     print(f"| loaded by a page that never draws live | {len(never)} files | |")
-    for k, (chapter, took, state) in enumerate(started):
-        which = "first chapter of the visit" if k == 0 else "next chapter"
-        print(f"| click to first output, {which} ({chapter}, {state}) | {took:.0f} ms | |")
+    for reach, times in started.items():
+        for k, (chapter, took, state) in enumerate(times):
+            which = "first chapter of the visit" if k == 0 else "next chapter"
+            print(
+                f"| click to first output, {which} ({chapter}, {state}), "
+                f"pointer on the bar {reach:g} s before | {took:.0f} ms | |"
+            )
 
 
 if __name__ == "__main__":

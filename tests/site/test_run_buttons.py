@@ -136,6 +136,31 @@ def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
 
 
 @pytest.mark.usefixtures("runtime")
+def test_python_starts_when_the_reader_reaches_for_a_fence_and_the_running_one_says_so(
+    open_page, site_url
+):
+    page, tab = chapter_page(open_page, site_url, "03-")
+    first, _, third = [line for line in sorted(states(tab)) if bar(tab, line).is_visible()][:3]
+    assert python_workers(tab) == []  # a reader who only reads loads no Python
+    with tab.expect_worker(lambda worker: worker.url.endswith("/notebook/worker.js")):
+        bar(tab, first).hover()  # reaching for a fence's controls starts it
+    code(tab, first).fill("while True:  # runs until stopped\n    pass\n")
+    bar(tab, third).locator(".notebook-run").click()
+    tab.wait_for_selector(f'.notebook-bar[data-line="{first}"][data-state=running]')
+    said = bar(tab, first).locator(".notebook-status").text_content()
+    runs = len([line for line in states(tab) if line <= third])  # folded ones too
+    assert runs >= 3 and said == f"running fence 1 of {runs}…", said
+    assert states(tab)[third] == "waiting"
+    assert len(python_workers(tab)) == 1  # the one the hover started runs them
+    stop = bar(tab, first).locator(".notebook-stop")  # Stop is on the fence that runs
+    assert stop.is_visible() and not bar(tab, third).locator(".notebook-stop").is_visible()
+    stop.click()
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    assert states(tab)[first] == "stopped"
+    assert_clean(tab, page.name)
+
+
+@pytest.mark.usefixtures("runtime")
 def test_stop_a_runaway_loop_on_a_phone_in_the_dark(open_page, site_url):
     page, tab = chapter_page(open_page, site_url, "01-", dark=True, phone=True)
     assert tab.evaluate("document.body.dataset.mdColorScheme") == "slate"

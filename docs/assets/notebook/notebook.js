@@ -17,8 +17,11 @@
 // code runs again, the book's figure is back. A fence that prints a graph (graph_dot's
 // DOT text) gets it drawn under what it printed.
 //
-// Python runs in a Web Worker (worker.js) that is created on the first Run click, so
-// nothing is loaded before a reader asks. Stop terminates the worker; the next Run
+// Python runs in a Web Worker (worker.js) that is created when the reader first reaches
+// for a fence's controls (the pointer over a Run bar, or focus on it or in a fence's
+// editor), so that it is loading while the reader clicks, and nothing is loaded for a
+// reader who only reads. While a Run goes, the fence that runs says so ("running fence 2
+// of 5") and carries the Stop button. Stop terminates the worker; the next Run
 // starts a fresh one and runs the fences above again. Without the JSON (a site built
 // without the runtime) this script does nothing.
 
@@ -243,7 +246,14 @@
     busy(running) {
       if (!this.runButton) return;
       this.runButton.disabled = running;
-      this.stopButton.hidden = !running || this.index !== this.notebook.target;
+      if (!running) this.stopButton.hidden = true;
+    }
+
+    // This fence runs now: it says so, and Stop is on it.
+    running(k, n) {
+      if (!this.runButton) return;
+      this.setState("running", n > 1 ? `running fence ${k} of ${n}…` : "running…");
+      this.stopButton.hidden = false;
     }
   }
 
@@ -318,8 +328,23 @@
       this.waiting = null; // {resolve, reject, cell} of the fence running now
       this.changed = false; // a fence run since the namespace was fresh was not the book's
       this.figures = (page.figures || []).map((figure) => new LiveFigure(figure));
+      this.isReady = false; // the worker has loaded Python
       document.body.dataset.notebook = "idle"; // "running" while a Run is in progress
       this.makeEditors();
+      const warm = () => this.warm();
+      for (const cell of this.cells) {
+        if (!cell.bar || cell.fence.blocked) continue;
+        cell.bar.addEventListener("pointerenter", warm);
+        cell.bar.addEventListener("focusin", warm);
+        cell.block.addEventListener("focusin", warm); // the fence's editor
+      }
+    }
+
+    // The reader reaches for a fence: start loading Python, if it is not loaded or loading.
+    warm() {
+      if (this.worker !== null || location.protocol === "file:") return;
+      this.startWorker();
+      this.stale = true;
     }
 
     // An editor takes some 30 ms to make: one at a time while the browser is idle, in page
@@ -352,7 +377,10 @@
 
     receive(message) {
       const waiting = this.waiting;
-      if (message.kind === "ready") this.loaded.resolve();
+      if (message.kind === "ready") {
+        this.isReady = true;
+        this.loaded.resolve();
+      }
       else if (message.kind === "broken") this.broken(message.error);
       else if (message.kind === "print" && waiting) waiting.cell.print(message.text);
       else if (message.kind === "done" && waiting) waiting.resolve(message.failure);
@@ -371,6 +399,7 @@
     discardWorker() {
       if (this.worker) this.worker.terminate();
       this.worker = null;
+      this.isReady = false;
       this.next = 0;
     }
 
@@ -388,9 +417,8 @@
       document.body.dataset.notebook = "running";
       this.cells.forEach((c) => c.busy(true));
       try {
-        if (this.worker === null) {
-          this.startWorker();
-          this.stale = true;
+        this.warm();
+        if (!this.isReady) {
           cell.setState("loading", "starting Python (the first Run loads it)…");
           await this.ready;
         }
@@ -401,11 +429,13 @@
           this.stale = false;
           this.changed = false;
         }
+        const queue = this.cells.slice(this.next, target + 1).filter((c) => !c.fence.blocked);
+        if (queue.length > 1) cell.setState("waiting", "waiting: the fences above it run first");
         while (this.next <= target) {
           const current = this.cells[this.next];
           this.next += 1;
           if (current.fence.blocked) continue;
-          const failure = await this.runCell(current);
+          const failure = await this.runCell(current, queue.indexOf(current) + 1, queue.length);
           if (failure === null) this.ran(current);
           if (failure !== null) {
             this.stale = true; // under pytest too, nothing runs after the first failure
@@ -442,9 +472,9 @@
       }
     }
 
-    runCell(cell) {
+    runCell(cell, k = 1, n = 1) {
       cell.clear();
-      cell.setState("running", "running…");
+      cell.running(k, n);
       return new Promise((resolve, reject) => {
         this.waiting = { resolve, reject, cell };
         this.worker.postMessage({
@@ -455,6 +485,7 @@
           engine: cell.fence.engine,
         });
       }).then((failure) => {
+        cell.stopButton.hidden = true;
         if (failure === null) failure = cell.differs();
         if (failure === null) cell.setState("ran", "ran");
         else {
