@@ -153,6 +153,24 @@ def test_home_page_lists_every_chapter_in_order():
     )
 
 
+# Lines of visible code per line of visible prose, at most (Chapter.balance): a chapter
+# teaches in sentences, with code beside them; the appendix, which measures, may show more.
+CODE_PER_PROSE = 1.2
+CODE_PER_PROSE_IN = {"appendix-making-it-fast.md": 2.0}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_visible_code_is_balanced_by_prose(page):
+    balance = Chapter.read(page).balance
+    limit = CODE_PER_PROSE_IN.get(page.name, CODE_PER_PROSE)
+    assert balance.ratio <= limit, (
+        f"{page.name}: {balance.code} lines of code in the reading flow against "
+        f"{balance.prose} of prose ({balance.ratio:.2f} a line, at most {limit}): explain "
+        "the code in sentences, cut what repeats an earlier chapter, or fold checks into a "
+        '<details markdown="1"> block'
+    )
+
+
 PLAIN_PYTHON_INFO = re.compile(r'python(\s+[A-Za-z_][\w-]*="[^"]*")*')
 SITE_ONLY_BLOCK = re.compile(r"(!!!|\?\?\?\+?|===\+?)\s")  # admonitions, details, tabs
 
