@@ -6,7 +6,7 @@ import pytest
 
 from tools import ROOT
 from tools.chapter import Chapter, chapters
-from tools.notebook import Notebook, OutputMismatchError, updated_outputs
+from tools.notebook import OPTIONAL, Notebook, OutputMismatchError, updated_outputs
 
 pytest_plugins = ["pytester"]
 
@@ -337,3 +337,19 @@ def test_a_fence_needing_a_missing_optional_module_is_skipped_with_the_reason_sa
         "--markdown-docs", "-p", "no:cacheprovider", "--update-outputs"
     )
     assert path.read_text() == before  # a skipped fence's output block is kept
+
+
+def test_a_run_without_optional_modules_leaves_their_fences_out_even_when_installed(
+    tmp_path, monkeypatch
+):
+    # tools/figures.py draws without them, so a figure is the same with PyTorch or without.
+    monkeypatch.setitem(OPTIONAL, "json", "json stands in for an optional module here")
+    path = tmp_path / "chapter.md"
+    path.write_text(
+        textwrap.dedent(OPTIONAL_CHAPTER.replace("no_such_module_here", "json")), encoding="utf-8"
+    )
+    for optional, runs in [(True, ["ran"]), (False, [])]:
+        book = Notebook(path, optional=optional)
+        book.run_until(2)
+        assert book.failure is None and book.namespace["runs"] == runs, (optional, book.failure)
+        assert (1 in book.skipped) is not optional

@@ -675,11 +675,12 @@ def shown_at(figure: Figure) -> int:
 def namespaces(figures: list[Figure]) -> Iterator[tuple[Figure, dict]]:
     """Each figure with its chapter's namespace as it stands where the chapter shows the
     figure: the fences above it have run, the ones below (exercises that reuse a name,
-    say) have not. One run of each chapter serves all of its figures."""
+    say) have not. One run of each chapter serves all of its figures. Fences that need an
+    optional module (PyTorch) do not run: a figure is the same with or without it."""
     from tools.notebook import Notebook
 
     for chapter in sorted({f.chapter for f in figures}):
-        book = Notebook(DOCS / chapter)
+        book = Notebook(DOCS / chapter, optional=False)
         for figure in sorted((f for f in figures if f.chapter == chapter), key=shown_at):
             line = shown_at(figure)
             book.run_until(sum(1 for cell in book.cells if cell.line < line))

@@ -45,11 +45,16 @@ OPTIONAL = {
 }
 
 
+def needs_optional(module: str) -> bool:
+    """Is ``module`` (a name a fence imports) one of the OPTIONAL modules, or inside one?"""
+    return module.split(".")[0] in OPTIONAL
+
+
 def missing_optional(code_imports) -> str | None:
     """Why a fence importing these modules cannot run here, or None if it can."""
     for module in code_imports:
         top = module.split(".")[0]
-        if top in OPTIONAL and importlib.util.find_spec(top) is None:
+        if needs_optional(top) and importlib.util.find_spec(top) is None:
             return OPTIONAL[top]
     return None
 
@@ -111,8 +116,12 @@ class Notebook:
         engine: Path | None = None,
         check_outputs: bool = True,
         patch: Callable[[types.ModuleType], None] | None = None,
+        optional: bool = True,
     ):
         self.path = path
+        # False: fences that import an OPTIONAL module never run, installed or not (what
+        # is drawn from a chapter must come out the same without them).
+        self.optional = optional
         self.check_outputs = check_outputs  # False while --update-outputs rewrites them
         self.chapter = Chapter.read(path)
         self.cells = self.chapter.cells
@@ -140,7 +149,10 @@ class Notebook:
         """Run the next cell; on failure, remember it and raise."""
         index, cell = self.next, self.cells[self.next]
         self.next += 1
-        reason = missing_optional(cell.fence.names.imports)
+        imports = cell.fence.names.imports
+        reason = missing_optional(imports)
+        if reason is None and not self.optional and any(needs_optional(m) for m in imports):
+            reason = "left out: this run does without the optional modules"
         if reason is not None:
             self.skipped[index] = reason  # its output block stays as it is
             return

@@ -6,6 +6,7 @@ Every test in this folder builds, serves or opens the site, so each is marked `s
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from tests.helpers.browser import PHONE, Watch
 from tests.helpers.site import serve
@@ -51,8 +53,25 @@ def site_builder():
 
 @pytest.fixture(scope="session")
 def site_build(tmp_path_factory) -> subprocess.CompletedProcess:
-    """The site, built once per session into a temporary folder."""
-    return build_site(tmp_path_factory.mktemp("site"))
+    """The site, built once per test run into a temporary folder. Under pytest-xdist the
+    first process to need it builds it, and the others wait for that build and share it
+    (the folder its record names is the same for every process of the run)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return build_site(tmp_path_factory.mktemp("site"))
+    shared = tmp_path_factory.getbasetemp().parent
+    record = shared / "site-build.json"
+    with FileLock(shared / "site-build.lock"):
+        if not record.exists():
+            done = build_site(shared / "site")
+            kept = {"args": done.args, "returncode": done.returncode}
+            kept |= {"stdout": done.stdout, "stderr": done.stderr, "site": str(done.site)}
+            record.write_text(json.dumps(kept), encoding="utf-8")
+    kept = json.loads(record.read_text(encoding="utf-8"))
+    result = subprocess.CompletedProcess(
+        kept["args"], kept["returncode"], kept["stdout"], kept["stderr"]
+    )
+    result.site = Path(kept["site"])
+    return result
 
 
 @pytest.fixture(scope="session")
