@@ -426,9 +426,22 @@ def test_the_command_line_refuses_missing_engines_and_unknown_chapters(tmp_path,
 # --- the same, under pytest (the terminal and VS Code's Testing panel) -----------------------
 
 
+QUICK = ("-p", "no:hypothesispytest")  # chapters never use it; it costs half a second to load
+
+
 def pytest_on(chapter: Path, *args: str, env: dict[str, str] | None = None):
     return subprocess.run(
-        [sys.executable, "-m", "pytest", str(chapter), "-p", "no:cacheprovider", "-rs", *args],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(chapter),
+            "-p",
+            "no:cacheprovider",
+            *QUICK,
+            "-rs",
+            *args,
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -121,6 +121,11 @@ def test_updated_outputs_replace_add_and_remove_blocks(chapter):
     assert outputs == [None, "two\n", None, "8\n"], "each new block belongs to its fence"
 
 
+# pytest in a child process, on chapters: with the book's fences on, no cache, and without
+# hypothesis's plugin (chapters never use it, and it costs a child half a second to import).
+CHILD = ("--markdown-docs", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+
+
 def run_chapter(pytester, text, *args):
     """Run pytest on one chapter in a scratch folder, with this project's runner."""
     pytester.makeconftest(
@@ -129,9 +134,7 @@ def run_chapter(pytester, text, *args):
     )
     path = pytester.path / "chapter.md"
     path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path, pytester.runpytest_subprocess(
-        "--markdown-docs", "-p", "no:cacheprovider", "-rs", *args
-    )
+    return path, pytester.runpytest_subprocess(*CHILD, "-rs", *args)
 
 
 STEPS = """
@@ -170,14 +173,14 @@ def test_a_fence_run_alone_runs_the_fences_above_it_once(pytester):
     )
     _, result = run_chapter(pytester, text)
     result.assert_outcomes(passed=5)
-    ids = pytester.runpytest_subprocess("--markdown-docs", "--collect-only", "-q").outlines
+    ids = pytester.runpytest_subprocess(*CHILD, "--collect-only", "-q").outlines
     last = [line for line in ids if line.startswith("chapter.md::")][-1]
-    alone = pytester.runpytest_subprocess("--markdown-docs", "-p", "no:cacheprovider", last)
+    alone = pytester.runpytest_subprocess(*CHILD, last)
     alone.assert_outcomes(passed=1)
 
 
 def collected_ids(pytester) -> list[str]:
-    ids = pytester.runpytest_subprocess("--markdown-docs", "--collect-only", "-q").outlines
+    ids = pytester.runpytest_subprocess(*CHILD, "--collect-only", "-q").outlines
     return [line for line in ids if "::" in line]
 
 
@@ -329,13 +332,11 @@ def test_a_fence_needing_a_missing_optional_module_is_skipped_with_the_reason_sa
     path = pytester.path / "chapter.md"
     path.write_text(textwrap.dedent(OPTIONAL_CHAPTER), encoding="utf-8")
     before = path.read_text()
-    result = pytester.runpytest_subprocess("--markdown-docs", "-p", "no:cacheprovider", "-rs")
+    result = pytester.runpytest_subprocess(*CHILD, "-rs")
     result.assert_outcomes(passed=2, skipped=2)  # the chapter goes on after them
     said = [line for line in result.outlines if "no_such_module_here is absent" in line]
     assert len(said) == 1 and "SKIPPED [2]" in said[0], result.outlines
-    result = pytester.runpytest_subprocess(
-        "--markdown-docs", "-p", "no:cacheprovider", "--update-outputs"
-    )
+    result = pytester.runpytest_subprocess(*CHILD, "--update-outputs")
     assert path.read_text() == before  # a skipped fence's output block is kept
 
 
