@@ -40,7 +40,7 @@ BUGS = [
         "            operand.grad = local * grad\n",
         "Value._backward",
         "The backward contract",
-        "docs/08-failure-cases.md, section '1. Assigning instead of accumulating'",
+        "docs/03-backward.md, section 'Accumulate, never assign'",
     ),
     Bug(
         "the two local derivatives of * swapped",

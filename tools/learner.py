@@ -143,10 +143,7 @@ def book_definitions(docs: Path = DOCS) -> dict[str, Definition]:
 # Where the book shows a mistake in a function made and caught, beyond the section that
 # builds it (tested: each section exists, and shows the function's mistake).
 MISTAKES_SHOWN = {
-    "Value._backward": [
-        ("03-backward.md", "Accumulate, never assign"),
-        ("08-failure-cases.md", "1. Assigning instead of accumulating"),
-    ],
+    "Value._backward": [("03-backward.md", "Accumulate, never assign")],
     "Value.backward": [("03-backward.md", "2. Find the bug: a backward that forgot to reverse")],
     "Value.tanh": [("02-the-value-atom.md", "3. Find the bug")],
 }
