@@ -38,27 +38,39 @@ PICTURES_JS = """
 """
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
-def test_page_loads_cleanly_in_chromium(open_page, site_url, built_site, page):
+@pytest.mark.parametrize("page", SITE_PAGES, ids=[page.name for page in SITE_PAGES])
+def test_page_loads_cleanly_and_fits_a_phone_screen(open_page, site_url, built_site, page):
     tab = open_page(site_url + url_path(page))
     tab.wait_for_load_state("networkidle")
     assert_clean(tab, page.name)
 
-    drawn = len(FIGURE.findall(page.read_text(encoding="utf-8")))  # ![...](figures/...)
-    pictures = tab.evaluate(PICTURES_JS)
-    assert len(pictures) >= drawn, f"{page.name}: {drawn} figures, {len(pictures)} shown"
-    for picture in pictures:
-        assert picture["width"] > 0 and picture["height"] > 0, f"{page.name}: empty {picture}"
-        assert not picture["hidden"], f"{page.name}: hidden picture {picture}"
-        assert not picture["overflows"], f"{page.name}: picture wider than the text {picture}"
+    if page == ENGINE_PAGE:
+        assert tab.locator("article pre code").count() > 10, "the engine's chunks are shown"
+    else:
+        drawn = len(FIGURE.findall(page.read_text(encoding="utf-8")))  # ![...](figures/...)
+        pictures = tab.evaluate(PICTURES_JS)
+        assert len(pictures) >= drawn, f"{page.name}: {drawn} figures, {len(pictures)} shown"
+        for picture in pictures:
+            assert picture["width"] > 0 and picture["height"] > 0, f"{page.name}: empty {picture}"
+            assert not picture["hidden"], f"{page.name}: hidden picture {picture}"
+            assert not picture["overflows"], f"{page.name}: picture wider than the text {picture}"
 
-    if (built_site / "assets" / "pyodide").exists():  # every shown python fence has a bar
-        shown = page_fences(page)["fences"]
+    if page != ENGINE_PAGE and (built_site / "assets" / "pyodide").exists():
+        shown = page_fences(page)["fences"]  # every shown python fence has a bar
         bars = tab.locator(".notebook-bar").count()
         assert bars == len(shown), f"{page.name}: {len(shown)} python fences, {bars} Run bars"
         assert not any("pyodide" in url for url in tab.watch.requested), (
             f"{page.name}: the Python runtime was loaded before any Run click"
         )
+
+    # The same page on a phone: the layout follows the viewport, as it does on a new load.
+    tab.set_viewport_size(PHONE)
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], (
+        f"{page.name} is {width} px wide on a {PHONE['width']} px screen: something "
+        "(a formula, a table, a picture) needs to scroll inside its own box"
+    )
+    assert_clean(tab, page.name)
 
     if folder := os.environ.get("SITE_SCREENSHOTS"):
         Path(folder).mkdir(parents=True, exist_ok=True)
@@ -67,24 +79,6 @@ def test_page_loads_cleanly_in_chromium(open_page, site_url, built_site, page):
             shot.wait_for_load_state("networkidle")
             name = f"{page.stem}-{'dark' if dark else 'light'}.png"
             shot.screenshot(path=str(Path(folder) / name), full_page=True)
-
-
-@pytest.mark.parametrize("page", SITE_PAGES, ids=[page.name for page in SITE_PAGES])
-def test_page_fits_a_phone_screen(open_page, site_url, page):
-    tab = open_page(site_url + url_path(page), phone=True)
-    width = tab.evaluate("document.documentElement.scrollWidth")
-    assert width <= PHONE["width"], (
-        f"{page.name} is {width} px wide on a {PHONE['width']} px screen: something "
-        "(a formula, a table, a picture) needs to scroll inside its own box"
-    )
-    assert_clean(tab, page.name)
-
-
-def test_the_woven_engine_page_loads_cleanly(open_page, site_url):
-    tab = open_page(site_url + url_path(ENGINE_PAGE))
-    tab.wait_for_load_state("networkidle")
-    assert_clean(tab, ENGINE_PAGE.name)
-    assert tab.locator("article pre code").count() > 10, "the engine's chunks are shown"
 
 
 def test_site_navigates_from_disk_and_the_run_buttons_say_to_serve_it(open_page, built_site):
