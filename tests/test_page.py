@@ -90,7 +90,7 @@ def test_a_fence_that_needs_what_a_skipped_fence_defines_does_not_run():
         )
     )
     assert found[0] is None and "imports `numpy`" in found[1]
-    assert found[2] == "it uses `MLP`, `xs` from the fence at line 11, which the page cannot run"
+    assert found[2] == "it uses `MLP`, `xs` from a fence above that imports `numpy`"
     assert found[3:] == [None, None, None]
 
 

@@ -53,26 +53,26 @@ def blockers(fences: list[Fence]) -> list[str | None]:
     """
     reasons: list[str | None] = []
     defined: set[str] = set()  # names that fences the page runs have bound so far
-    missing: dict[str, int] = {}  # names only a fence the page skips binds -> its line
+    missing: dict[str, str] = {}  # names only a skipped fence binds -> what stops that fence
     for fence in fences:
         names = fence.names
-        reason = None
+        reason = cause = None
         if names.parses:
             reason = _needs(fence)
             lacking = sorted(names.free & missing.keys())
-            if reason is None and lacking:
+            if reason is not None:  # "imports `x`", "reads or writes files (`open`)"
+                cause = reason.removeprefix("it ").split(", which")[0].split(", and")[0]
+            elif lacking:
+                cause = missing[lacking[0]]
                 said = ", ".join(f"`{name}`" for name in lacking)
-                reason = (
-                    f"it uses {said} from the fence at line {missing[lacking[0]] - 1}, "
-                    "which the page cannot run"
-                )
+                reason = f"it uses {said} from a fence above that {cause}"
         if reason is None:
             defined |= names.bound
             for name in names.bound:
                 missing.pop(name, None)
         else:
             for name in names.bound - defined:
-                missing.setdefault(name, fence.line)
+                missing.setdefault(name, cause)
         reasons.append(reason)
     return reasons
 
