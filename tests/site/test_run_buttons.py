@@ -24,12 +24,15 @@ from tests.helpers.browser import (
     expected_failure,
     failure,
     fence_with,
+    next_chapter_to,
     printed,
     python_workers,
+    requests_for,
     run,
     states,
 )
-from tests.helpers.site import build_small_site, serve
+from tests.helpers.site import PAGES, build_small_site, serve
+from tools.site.fences import page_fences
 
 
 @pytest.mark.usefixtures("runtime")
@@ -158,6 +161,25 @@ def test_python_starts_when_the_reader_reaches_for_a_fence_and_the_running_one_s
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
     assert states(tab)[first] == "stopped"
     assert_clean(tab, page.name)
+
+
+@pytest.mark.usefixtures("runtime")
+def test_one_python_start_serves_two_chapters_read_in_a_row(open_page, site_url):
+    page, tab = chapter_page(open_page, site_url, "03-")
+    diamond = fence_with(page, "def diamond(x_value=3.0):")
+    run(tab, diamond["line"])
+    assert states(tab)[diamond["line"]] == "ran"
+    [next_page] = [p for p in PAGES if p.name.startswith("04-")]
+    next_chapter_to(tab, next_page)  # the footer's link: Material swaps the page in
+    first = page_fences(next_page)["fences"][0]
+    code(tab, first["line"]).fill('print("diamond" in globals())\n')  # chapter 3's name
+    run(tab, first["line"])
+    assert states(tab)[first["line"]] == "ran"
+    assert printed(tab, first["line"]) == "False\n"  # a fresh namespace for chapter 4
+    assert requests_for(tab, "worker.js") == 1, "the worker was made again"
+    assert requests_for(tab, "pyodide.asm.wasm") == 1, "Python was loaded again"
+    assert len(python_workers(tab)) == 1
+    assert_clean(tab, next_page.name)
 
 
 @pytest.mark.usefixtures("runtime")

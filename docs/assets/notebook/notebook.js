@@ -1,7 +1,7 @@
 // Run buttons for a chapter page: the chapter is one notebook, as under pytest.
 //
-// The page carries its python fences as JSON (<script id="notebook-fences">, written by
-// tools/site/fences.py while the site is built): code, first line, engine or not, and
+// The page carries its python fences as JSON (a hidden element, #notebook-fences, written
+// by tools/site/fences.py while the site is built, read with bookPage.data): code, first line, engine or not, and
 // why a fence cannot run in a browser, if it cannot. The fences the page shows are its
 // python code blocks, in the same order; each gets a bar with Run, Stop and Reset, and
 // its code becomes a code editor (CodeMirror 6, window.CodeEditor: the script
@@ -20,10 +20,14 @@
 // Python runs in a Web Worker (worker.js) that is created when the reader first reaches
 // for a fence's controls (the pointer over a Run bar, or focus on it or in a fence's
 // editor), so that it is loading while the reader clicks, and nothing is loaded for a
-// reader who only reads. While a Run goes, the fence that runs says so ("running fence 2
-// of 5") and carries the Stop button. Stop terminates the worker; the next Run
-// starts a fresh one and runs the fences above again. Without the JSON (a site built
-// without the runtime) this script does nothing.
+// reader who only reads. One worker serves the whole visit: with Material's instant
+// navigation this script stays loaded from chapter to chapter, and each chapter's first
+// Run asks the worker for a fresh namespace (the Python already loaded). Each page Material
+// shows gets its own Notebook (setup, on Material's document$); the last page's one is
+// left: its editors destroyed, and a Run still going stopped. While a Run goes, the fence
+// that runs says so ("running fence 2 of 5") and carries the Stop button. Stop terminates
+// the worker; the next Run starts a fresh one and runs the fences above again. Without
+// the fence data (a site built without the runtime) this script does nothing.
 
 (function () {
   "use strict";
@@ -57,6 +61,56 @@
   }
 
   class Stopped extends Error {}
+
+  // The page's Python: one worker for the visit, whichever chapter is shown.
+  const python = {
+    worker: null,
+    ready: null, // a promise: Python is loaded
+    loaded: null, // {resolve, reject} of `ready`
+    isReady: false,
+    listener: null, // the Notebook of the page shown
+
+    start() {
+      this.worker = new Worker(new URL("worker.js", here), { type: "module" });
+      this.ready = new Promise((resolve, reject) => {
+        this.loaded = { resolve, reject };
+      });
+      this.ready.catch(() => {}); // whoever awaits it handles the failure
+      this.worker.onmessage = (event) => this.receive(event.data);
+      this.worker.onerror = (event) => this.broken(event.message || "the worker failed");
+    },
+
+    post(message) {
+      this.worker.postMessage(message);
+    },
+
+    receive(message) {
+      if (message.kind === "ready") {
+        this.isReady = true;
+        this.loaded.resolve();
+      } else if (message.kind === "broken") this.broken(message.error);
+      else if (this.listener) this.listener.receive(message);
+    },
+
+    broken(error) {
+      const first = String(error).split("\n")[0];
+      const failure = new Error(`The page's Python stopped: ${first}. The next Run starts it afresh.`);
+      this.loaded.reject(failure);
+      if (this.listener) this.listener.broken(failure);
+      this.discard();
+    },
+
+    stop() {
+      this.loaded.reject(new Stopped());
+      this.discard();
+    },
+
+    discard() {
+      if (this.worker) this.worker.terminate();
+      this.worker = null;
+      this.isReady = false;
+    },
+  };
 
   // One python fence of the chapter; `block` is its code block on the page, if shown.
   class Cell {
@@ -321,15 +375,17 @@
     constructor(page, blocks) {
       this.chapter = page.chapter;
       this.cells = page.fences.map((fence, index) => new Cell(this, fence, index, blocks[index]));
-      this.worker = null;
       this.next = 0; // fences before this index have run in the worker's namespace
-      this.stale = false; // a fence that ran was edited, or one failed: start afresh
+      this.stale = true; // the worker's namespace is not this page's: start afresh
+      this.worker = null; // the worker the namespace is in (python.worker, while it lives)
       this.target = null; // the fence whose Run is in progress
       this.waiting = null; // {resolve, reject, cell} of the fence running now
       this.changed = false; // a fence run since the namespace was fresh was not the book's
       this.figures = (page.figures || []).map((figure) => new LiveFigure(figure));
-      this.isReady = false; // the worker has loaded Python
+      this.left = false; // another page is shown
+      python.listener = this;
       document.body.dataset.notebook = "idle"; // "running" while a Run is in progress
+      document.body.dataset.chapter = this.chapter; // whose Run buttons are on the page
       this.makeEditors();
       const warm = () => this.warm();
       for (const cell of this.cells) {
@@ -342,9 +398,19 @@
 
     // The reader reaches for a fence: start loading Python, if it is not loaded or loading.
     warm() {
-      if (this.worker !== null || location.protocol === "file:") return;
-      this.startWorker();
-      this.stale = true;
+      if (python.worker !== null || location.protocol === "file:") return;
+      python.start();
+    }
+
+    // Another page is shown: a fence still running stops (its worker ends; a Run that only
+    // waits for Python to load gives up, and Python loads on), the editors go.
+    leave() {
+      this.left = true;
+      if (this.waiting !== null) this.stop();
+      for (const cell of this.cells) if (cell.editor) cell.editor.destroy();
+      if (python.listener === this) python.listener = null;
+      delete document.body.dataset.notebook;
+      delete document.body.dataset.chapter;
     }
 
     // An editor takes some 30 ms to make: one at a time while the browser is idle, in page
@@ -354,7 +420,7 @@
       const idle = window.requestIdleCallback || ((work) => setTimeout(work, 0));
       const next = () => {
         const cell = waiting.shift();
-        if (!cell) return;
+        if (!cell || this.left) return;
         cell.makeEditor();
         idle(next, { timeout: 200 });
       };
@@ -365,42 +431,16 @@
       if (cell.index < this.next) this.stale = true;
     }
 
-    startWorker() {
-      this.worker = new Worker(new URL("worker.js", here), { type: "module" });
-      this.ready = new Promise((resolve, reject) => {
-        this.loaded = { resolve, reject };
-      });
-      this.ready.catch(() => {}); // whoever awaits it handles the failure
-      this.worker.onmessage = (event) => this.receive(event.data);
-      this.worker.onerror = (event) => this.broken(event.message || "the worker failed");
-    }
-
     receive(message) {
       const waiting = this.waiting;
-      if (message.kind === "ready") {
-        this.isReady = true;
-        this.loaded.resolve();
-      }
-      else if (message.kind === "broken") this.broken(message.error);
-      else if (message.kind === "print" && waiting) waiting.cell.print(message.text);
+      if (message.kind === "print" && waiting) waiting.cell.print(message.text);
       else if (message.kind === "done" && waiting) waiting.resolve(message.failure);
       else if (message.kind === "figure") this.figures.find((f) => f.name === message.name)?.drawn(message);
       else if (message.kind === "graphs") this.cells[message.index].drew(message.drawn);
     }
 
-    broken(error) {
-      const first = String(error).split("\n")[0];
-      const failure = new Error(`The page's Python stopped: ${first}. The next Run starts it afresh.`);
-      this.loaded.reject(failure);
+    broken(failure) {
       if (this.waiting) this.waiting.reject(failure);
-      this.discardWorker();
-    }
-
-    discardWorker() {
-      if (this.worker) this.worker.terminate();
-      this.worker = null;
-      this.isReady = false;
-      this.next = 0;
     }
 
     // Run fence `target`, after the fences above it that have not run.
@@ -418,12 +458,14 @@
       this.cells.forEach((c) => c.busy(true));
       try {
         this.warm();
-        if (!this.isReady) {
+        if (!python.isReady) {
           cell.setState("loading", "starting Python (the first Run loads it)…");
-          await this.ready;
+          await python.ready;
+          if (this.left) throw new Stopped();
         }
-        if (this.stale || target < this.next) {
-          this.worker.postMessage({ kind: "fresh", chapter: this.chapter });
+        if (this.stale || target < this.next || this.worker !== python.worker) {
+          this.worker = python.worker;
+          python.post({ kind: "fresh", chapter: this.chapter });
           this.cells.forEach((c) => c.clear());
           this.next = 0;
           this.stale = false;
@@ -454,7 +496,7 @@
         this.target = null;
         this.waiting = null;
         this.cells.forEach((c) => c.busy(false));
-        document.body.dataset.notebook = "idle";
+        if (!this.left) document.body.dataset.notebook = "idle";
       }
     }
 
@@ -462,12 +504,12 @@
     ran(cell) {
       if (cell.text.trimEnd() !== cell.fence.code.trimEnd()) this.changed = true;
       if (cell.printed.textContent.includes("digraph")) {
-        this.worker.postMessage({ kind: "graphs", index: cell.index, text: cell.printed.textContent });
+        python.post({ kind: "graphs", index: cell.index, text: cell.printed.textContent });
       }
       const next = this.cells[cell.index + 1];
       for (const figure of this.figures) {
         if (figure.line < cell.fence.line || (next && figure.line > next.fence.line)) continue;
-        if (this.changed) this.worker.postMessage({ kind: "figure", name: figure.name });
+        if (this.changed) python.post({ kind: "figure", name: figure.name });
         else figure.restore();
       }
     }
@@ -477,7 +519,7 @@
       cell.running(k, n);
       return new Promise((resolve, reject) => {
         this.waiting = { resolve, reject, cell };
-        this.worker.postMessage({
+        python.post({
           kind: "run",
           index: cell.index,
           code: cell.text,
@@ -501,19 +543,23 @@
       const running = this.waiting ? this.waiting.cell : this.cells[this.target];
       running.setState("stopped", "stopped: the next Run starts Python afresh");
       if (this.waiting) this.waiting.reject(new Stopped());
-      this.loaded.reject(new Stopped());
-      this.discardWorker();
+      python.stop();
     }
   }
 
+  let current = null; // the Notebook of the page shown
+
+  // On every page Material shows (the first, and each one instant navigation swaps in).
   function setup() {
+    if (current) current.leave();
+    current = null;
     const data = document.getElementById("notebook-fences");
     if (!data) return; // no runtime in this build, or no python fences on this page
     if (typeof CodeEditor === "undefined") {
       console.error("notebook: the code editor (assets/editor/editor.js) did not load: no Run buttons");
       return;
     }
-    const page = JSON.parse(data.textContent);
+    const page = bookPage.data(data);
     const blocks = [...document.querySelectorAll("article div.language-python.highlight")];
     const shown = page.fences;
     const mismatch = shown.findIndex(
@@ -528,9 +574,8 @@
       );
       return;
     }
-    new Notebook(page, blocks);
+    current = new Notebook(page, blocks);
   }
 
-  if (typeof document$ !== "undefined") document$.subscribe(setup); // Material's page-load signal
-  else document.addEventListener("DOMContentLoaded", setup);
+  bookPage.onPage(setup); // docs/assets/page/page.js
 })();
