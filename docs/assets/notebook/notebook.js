@@ -241,7 +241,7 @@
     // A fence above ran again since this one ran: what it shows may no longer hold.
     outdated() {
       if (!["ran", "failed", "differs"].includes(this.bar?.dataset.state)) return;
-      this.setState("stale", "stale: a fence above ran again since (Run all runs all afresh)");
+      this.setState("stale", "stale: a fence above ran again since");
     }
 
     setState(state, status) {
