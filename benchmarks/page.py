@@ -13,7 +13,9 @@ Measured (in the page, with performance.now(), median of REPEATS):
   Python the page loads to draw; and what a page that never draws live loads of either;
 * Python's start: a click on Run of a chapter's first fence to that fence's status saying
   it ran, on a first chapter (nothing cached), then on the next chapters of the same visit
-  (reached by the page's own "next" link, as a reader would).
+  (reached by the page's own "next" link, as a reader would: served, Material's instant
+  navigation swaps the page in, and the Python of the first chapter serves the next ones);
+  and how many times the visit asked for the worker and for Python's WebAssembly.
 
 The machine may be shared: look at the load average printed with the results.
 """
@@ -57,27 +59,31 @@ FIRST_OUTPUT = """line => new Promise(done => {
 CHAPTERS = ("03-backward.md", "04-a-scalar-neuron.md", "05-neuron-layer-mlp.md")
 
 
-def python_start(browser, url: str, reach: float) -> list[tuple[str, float, str]]:
+def python_start(browser, url: str, reach: float) -> tuple[list[tuple[str, float, str]], dict]:
     """(chapter, ms from a click on its first fence's Run to "ran", its state), chapter
     after chapter in one visit; the pointer reaches the Run bar ``reach`` seconds before
-    the click (the page starts Python then)."""
+    the click (the page starts Python then). And the requests for the worker and Python's
+    WebAssembly the visit made, by file name."""
     from tools.site.fences import page_fences
 
     tab = browser.new_context().new_page()
+    requested: list[str] = []
+    tab.on("request", lambda request: requested.append(request.url.rsplit("/", 1)[-1]))
     tab.goto(url + "/" + CHAPTERS[0].replace(".md", ".html"))
     times = []
     for k, chapter in enumerate(CHAPTERS):
         if k:
             tab.locator("a.md-footer__link--next").click()
             tab.wait_for_url("**/" + chapter.replace(".md", ".html"))
-        tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+        shown = f'body[data-notebook=idle][data-chapter="docs/{chapter}"]'
+        tab.wait_for_selector(shown, state="attached")
         first = page_fences(ROOT / "docs" / chapter)["fences"][0]
         tab.locator(f'.notebook-bar[data-line="{first["line"]}"]').hover()
         tab.wait_for_timeout(reach * 1000)
         took, state = tab.evaluate(FIRST_OUTPUT, first["line"])
         times.append((chapter, took, state))
     tab.context.close()
-    return times
+    return times, {name: requested.count(name) for name in ("worker.js", "pyodide.asm.wasm")}
 
 
 def main(site: Path) -> None:
@@ -147,13 +153,15 @@ def main(site: Path) -> None:
     print(f"| Graphviz in the site | {viz / 1e6:.2f} MB | |")
     print(f"| the Python that draws, in the site | {python / 1e3:.0f} kB | |")
     print(f"| loaded by a page that never draws live | {len(never)} files | |")
-    for reach, times in started.items():
+    for reach, (times, asked) in started.items():
         for k, (chapter, took, state) in enumerate(times):
             which = "first chapter of the visit" if k == 0 else "next chapter"
             print(
                 f"| click to first output, {which} ({chapter}, {state}), "
                 f"pointer on the bar {reach:g} s before | {took:.0f} ms | |"
             )
+        said = ", ".join(f"{name}: {count}" for name, count in asked.items())
+        print(f"| requests in that visit of {len(times)} chapters | {said} | |")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ its boxes, its texts, and the table under it.
 from __future__ import annotations
 
 import difflib
-import json
 from xml.etree import ElementTree
 
 import pytest
@@ -30,7 +29,7 @@ from tools.figures import (
     steps_opening,
     with_step_tables,
 )
-from tools.site import steps
+from tools.site import page_data, steps
 from tools.site.steps import ARROW, TIMES
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -218,9 +217,9 @@ def test_the_page_data_lights_boxes_the_figure_has(recordings, name):
         i for p in data["positions"] for t in p["tracks"] for k in t if k != "texts" for i in t[k]
     }
     assert shown <= elements.keys(), sorted(shown - elements.keys())
-    script = steps.page_script(name, tracks)
-    assert "</" not in script[: -len("</script>")]
-    assert json.loads(script[script.index(">") + 1 : -len("</script>")]) == data
+    made = steps.page_element(name, tracks)
+    assert "<" not in made[1 : -len("</span>")] and "<script" not in made  # not run, not text
+    assert page_data.read(made, f'data-steps="{name}"') == [data]
 
 
 def test_a_caption_says_what_a_step_sends_and_what_it_adds_up_to(recordings):

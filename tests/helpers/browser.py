@@ -115,6 +115,27 @@ def chapter_page(open_page, site_url, name: str, **options):
     return page, tab
 
 
+def next_chapter_to(tab, page: Path) -> None:
+    """Follow the page's "next" links, as a reader would, until ``page`` is shown and its
+    Run buttons are set up. Served over HTTP, Material's instant navigation swaps each
+    page in: the tab, and its Python, stay."""
+    chapter = page_fences(page)["chapter"]
+    for _ in range(len(PAGES)):
+        if tab.url.endswith(url_path(page)):
+            break
+        was = tab.url
+        tab.locator("a.md-footer__link--next").click()
+        tab.wait_for_function("url => location.href !== url", arg=was)
+    else:
+        raise AssertionError(f"no run of next links from {tab.url} reaches {page.name}")
+    tab.wait_for_selector(f'body[data-notebook=idle][data-chapter="{chapter}"]', state="attached")
+
+
+def requests_for(tab, name: str) -> int:
+    """How many times the tab asked for a file named ``name`` (its Watch records them)."""
+    return sum(url.rsplit("/", 1)[-1] == name for url in tab.watch.requested)
+
+
 def fence_with(page: Path, text: str) -> dict:
     """The one python fence of ``page`` whose code contains ``text``."""
     found = [f for f in page_fences(page)["fences"] if text in f["code"]]

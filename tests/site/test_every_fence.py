@@ -1,16 +1,26 @@
 """Every chapter's fences run in the page as pytest runs them, and can be edited there.
 
-The chapters are opened one after another in one browser context, as one reader would
-open them: its HTTP cache keeps the Python runtime, and Chromium keeps its compiled
-WebAssembly, so each chapter's Python starts from a warm cache (each chapter still gets a
-page and a Python of its own).
+One reader reads the chapters one after another in one tab, following the footer's "next"
+links: Material's instant navigation swaps each page in, so one Python, started once,
+serves them all, each chapter in a fresh namespace of its own, as each chapter is a
+notebook of its own under pytest. (That one start serves two chapters is
+tests/site/test_run_buttons.py's; here, that no chapter's fences depend on another's
+having run before it in the same Python, and that the Python did start only once.)
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.helpers.browser import Watch, code, printed, run, states
+from tests.helpers.browser import (
+    Watch,
+    code,
+    next_chapter_to,
+    printed,
+    requests_for,
+    run,
+    states,
+)
 from tests.helpers.site import PAGES, url_path
 from tools.site.fences import page_fences
 
@@ -18,32 +28,35 @@ CHAPTERS = [page for page in PAGES if page_fences(page)["fences"]]
 
 
 @pytest.fixture(scope="module")
-def reader(browser):
-    """One browser context for all the chapters, and what it did that a clean page must not."""
+def reader(browser, site_url):
+    """One tab for all the chapters, and what it did that a clean page must not."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(30_000)
     watch = Watch(context)
-    yield context, watch
+    tab = context.new_page()
+    tab.watch = watch
+    tab.goto(site_url + url_path(CHAPTERS[0]), wait_until="load")
+    yield tab, watch
     context.close()
 
 
 @pytest.fixture
 def chapter_tab(reader):
-    """A new page in the reader's context; after the test, what went wrong while it was open."""
-    context, watch = reader
+    """The reader's tab; after the test, what went wrong while the test used it."""
+    tab, watch = reader
     before = len(watch.problems)
-    tab = context.new_page()
     tab.problems = lambda: watch.problems[before:]
-    yield tab
-    tab.close()
+    return tab
 
 
 @pytest.mark.usefixtures("runtime")
 @pytest.mark.parametrize("page", CHAPTERS, ids=[page.name for page in CHAPTERS])
 def test_every_fence_runs_and_can_be_edited_in_the_page(chapter_tab, site_url, page):
     tab = chapter_tab
-    tab.goto(site_url + url_path(page), wait_until="load")
-    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    shown = [p for p in CHAPTERS if tab.url.endswith(url_path(p))]
+    if not shown or CHAPTERS.index(shown[0]) > CHAPTERS.index(page):  # run out of order
+        tab.goto(site_url + url_path(page), wait_until="load")
+    next_chapter_to(tab, page)
     fences = page_fences(page)["fences"]
     runnable = [f for f in fences if not f["blocked"]]
     if not runnable:
@@ -59,4 +72,5 @@ def test_every_fence_runs_and_can_be_edited_in_the_page(chapter_tab, site_url, p
     assert not failed, f"{page.name}: fences not passing in the page: {failed}\n{reports}"
     assert set(found) == {f["line"] for f in runnable}  # blocked fences have no Run
     assert printed(tab, last["line"]).endswith("edited in the page\n")
+    assert requests_for(tab, "pyodide.asm.wasm") == 1, "Python started again in this chapter"
     assert not tab.problems(), f"{page.name} in Chromium: {tab.problems()}"

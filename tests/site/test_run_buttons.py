@@ -24,12 +24,15 @@ from tests.helpers.browser import (
     expected_failure,
     failure,
     fence_with,
+    next_chapter_to,
     printed,
     python_workers,
+    requests_for,
     run,
     states,
 )
-from tests.helpers.site import build_small_site, serve
+from tests.helpers.site import PAGES, build_small_site, serve
+from tools.site.fences import page_fences
 
 
 @pytest.mark.usefixtures("runtime")
@@ -129,7 +132,8 @@ def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
 
     bar(tab, engine["line"]).locator(".notebook-reset").click()  # Reset, and all is well
     assert editor_text(code(tab, engine["line"])) + "\n" == engine["code"]
-    run(tab, last)
+    tab.locator(".notebook-run-all").click()  # from the top: a Run would keep the broken class
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
     assert set(states(tab).values()) == {"ran"}, states(tab)
 
     assert_clean(tab, page.name)
@@ -157,6 +161,55 @@ def test_python_starts_when_the_reader_reaches_for_a_fence_and_the_running_one_s
     stop.click()
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
     assert states(tab)[first] == "stopped"
+    assert_clean(tab, page.name)
+
+
+@pytest.mark.usefixtures("runtime")
+def test_one_python_start_serves_two_chapters_read_in_a_row(open_page, site_url):
+    page, tab = chapter_page(open_page, site_url, "03-")
+    diamond = fence_with(page, "def diamond(x_value=3.0):")
+    run(tab, diamond["line"])
+    assert states(tab)[diamond["line"]] == "ran"
+    [next_page] = [p for p in PAGES if p.name.startswith("04-")]
+    next_chapter_to(tab, next_page)  # the footer's link: Material swaps the page in
+    first = page_fences(next_page)["fences"][0]
+    code(tab, first["line"]).fill('print("diamond" in globals())\n')  # chapter 3's name
+    run(tab, first["line"])
+    assert states(tab)[first["line"]] == "ran"
+    assert printed(tab, first["line"]) == "False\n"  # a fresh namespace for chapter 4
+    assert requests_for(tab, "worker.js") == 1, "the worker was made again"
+    assert requests_for(tab, "pyodide.asm.wasm") == 1, "Python was loaded again"
+    assert len(python_workers(tab)) == 1
+    assert_clean(tab, next_page.name)
+
+
+@pytest.mark.usefixtures("runtime")
+def test_an_edit_reruns_only_its_fence_and_marks_the_ones_below_stale(open_page, site_url):
+    page, tab = chapter_page(open_page, site_url, "01-")
+    first, second, third = [line for line in sorted(states(tab)) if bar(tab, line).is_visible()][:3]
+    run(tab, third)  # the fences above run first
+    assert [states(tab)[line] for line in (first, second, third)] == ["ran"] * 3
+    [fence] = [f for f in page_fences(page)["fences"] if f["line"] == second]
+    editor = code(tab, second)
+    editor.fill(fence["code"] + 'count = globals().get("count", 0) + 1\nprint("run", count)\n')
+    editor.press("Control+Enter")  # runs it alone, in the namespace as it is
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
+    editor.press("Shift+Enter")  # and again: the count goes on, nothing ran afresh
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
+    assert printed(tab, second).endswith("run 2\n")
+    found = states(tab)
+    assert (found[first], found[second], found[third]) == ("ran", "ran", "stale"), found
+    assert bar(tab, third).locator(".notebook-status").text_content().startswith("stale")
+    editor.press("Escape")  # leaves the editor, for the fence's Run button
+    assert tab.evaluate("document.activeElement.matches('.notebook-run')")
+    assert bar(tab, second).locator(".notebook-run").evaluate("b => b === document.activeElement")
+
+    tab.locator(".notebook-run-all").click()  # from the top, afresh
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
+    assert printed(tab, second).endswith("run 1\n")
+    assert set(states(tab).values()) == {"ran"}, states(tab)
+    tab.locator(".notebook-reset-all").click()
+    assert editor_text(code(tab, second)) + "\n" == fence["code"]
     assert_clean(tab, page.name)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import html as html_text
-import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -34,6 +33,7 @@ from tests.helpers.site import (
 )
 from tools import ROOT
 from tools.chapter import Chapter
+from tools.site.page_data import read as read_data
 from tools.site.weave import OPERATORS
 
 _ids = [page.name for page in PAGES]
@@ -405,11 +405,10 @@ def test_each_stepped_figure_carries_its_recorded_steps_and_the_print_page_none(
     for name, tracks in recorded().items():
         page = ROOT / "docs" / FIGURES[name].chapter
         html = built_file(built_site, page).read_text(encoding="utf-8")
-        found = re.findall(
-            rf'</svg><script type="application/json" data-steps="{name}">(.*?)</script>', html
-        )
-        assert len(found) == 1, f"{page.name}: {len(found)} step data right after {name}'s SVG"
-        data = json.loads(found[0])
+        found = read_data(html, f'data-steps="{name}"')
+        assert len(found) == 1, f"{page.name}: {len(found)} step data for {name}'s SVG"
+        assert f'</svg><span class="page-data" hidden data-steps="{name}"' in html, name
+        [data] = found
         assert data == page_data(name, tracks), f"{page.name}: {name}'s steps are stale"
         assert html.index(f'id="{name}-graph0"') < html.index(f'data-steps="{name}"')
     printed = (built_site / PRINT_PAGE).read_text(encoding="utf-8")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import shutil
 import sys
 import tarfile
@@ -13,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.site import build_small_site
+from tools.site import page_data
 from tools.site.editor import editor_bundle
 from tools.site.runtime import (
     LIVE_PYTHON,
@@ -54,9 +53,9 @@ def test_with_the_runtime_pages_carry_their_fences(tmp_path):
     assert "Run buttons are off" not in log
 
     html = (first / "01-a-chapter.html").read_text(encoding="utf-8")
-    data = re.search(r'<script type="application/json" id="notebook-fences">(.*?)</script>', html)
-    assert data is not None, "no fence data in the chapter page"
-    page = json.loads(data[1])
+    found = page_data.read(html, 'id="notebook-fences"')
+    assert len(found) == 1, f"{len(found)} fence data in the chapter page"
+    [page] = found
     assert page["chapter"].endswith("01-a-chapter.md")
     assert [(f["line"], f["engine"]) for f in page["fences"]] == [
         (4, True),

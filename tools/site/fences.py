@@ -1,7 +1,8 @@
 """What a chapter page's Run buttons need: its python fences, and which can run in a browser.
 
-Each chapter page carries its python fences as JSON (code, first line, engine or not,
-and why the fence cannot run in a browser, if it cannot), read through tools/chapter.py.
+Each chapter page carries its python fences as JSON in a hidden element (page_data.py):
+code, first line, engine or not, and why the fence cannot run in a browser, if it cannot,
+read through tools/chapter.py.
 docs/assets/notebook/notebook.js puts the controls on the page's python code blocks,
 which are these fences in the same order. The fences run in a Web Worker
 (docs/assets/notebook/worker.js) through tools/kernel.py, the same code that runs them
@@ -10,7 +11,6 @@ under pytest.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -107,8 +107,9 @@ def page_fences(path: Path) -> dict:
     }
 
 
-def fences_script(path: Path) -> str:
-    """The page's fence data as a JSON script element (the same bytes on every build)."""
-    data = json.dumps(page_fences(path), sort_keys=True, ensure_ascii=True)
-    data = data.replace("<", "\\u003c")  # no "</script>" can end it early
-    return f'<script type="application/json" id="notebook-fences">{data}</script>'
+def fences_element(path: Path) -> str:
+    """The page's fence data as a hidden element (page_data.py; the same bytes on every
+    build)."""
+    from tools.site import page_data  # the build's only: learner mode's page imports this file
+
+    return page_data.element(page_fences(path), id="notebook-fences")

@@ -12,11 +12,11 @@ name (``data-figure``), so that the data of a control under it can follow it
 from __future__ import annotations
 
 import html
-import json
 import re
 from pathlib import Path
 
 from tools.figures import STANDALONE_STYLE
+from tools.site import page_data
 
 _WIDTH = re.compile(r'<svg [^>]*?\bwidth="(?P<width>[\d.]+(?:pt|px)?)"')
 _IMG = re.compile(r'<img alt="(?P<alt>[^"]*)" src="(?P<src>(?:\.\./)*figures/[\w-]+\.svg)" />')
@@ -46,13 +46,11 @@ def inline_figures(html_text: str, docs: Path) -> str:
 
 
 def with_data(html_text: str, name: str, kind: str, data: dict) -> str | None:
-    """``html_text`` with ``data`` as a JSON script element (``data-KIND="NAME"``) right
+    """``html_text`` with ``data`` as a hidden element (page_data.py) (``data-KIND="NAME"``) right
     after the SVG of figure ``name``; None if the page does not show that figure."""
     start = html_text.find(f'<svg data-figure="{name}"')
     end = html_text.find("</svg>", start)
     if min(start, end) < 0:
         return None
-    text = json.dumps(data, sort_keys=True, ensure_ascii=True).replace("<", "\\u003c")
     end += len("</svg>")
-    script = f'<script type="application/json" data-{kind}="{name}">{text}</script>'
-    return html_text[:end] + script + html_text[end:]
+    return html_text[:end] + page_data.element(data, **{f"data_{kind}": name}) + html_text[end:]

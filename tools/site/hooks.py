@@ -22,6 +22,8 @@ call as well (Material's successor runs no hooks):
   for its Run buttons (fences.py); after each figure that is stepped through, its backward
   pass recorded with micrograd.py as it is now (tools/figures.py, steps.py), and after a
   figure with a nudge control, its nudges (figures.py).
+* on_template_context: the 404 page, whose context the whole-book page shares, finds the
+  site's assets relative to itself, not under site_url.
 * on_post_build: the runtime's files and the search shim copied into the site, with the
   code editor and the book's zip for learner mode.
 * Learner mode's page (learner.py) and the code editor of every fence (editor.py): the
@@ -156,7 +158,7 @@ def on_page_context(context, page, config, **_):
     source = page.file.abs_src_path
     if _build["runtime"] is not None and source and Chapter.read(Path(source)).cells:
         assets = get_relative_url("assets", page.url)
-        page.content += fences.fences_script(Path(source)) + editor.editor_tags(assets)
+        page.content += fences.fences_element(Path(source)) + editor.editor_tags(assets)
         if page.file.src_uri == learner.PAGE:
             page.content = _with_learner(page, config, assets)
     if figures := with_data_in(page.file.src_path):  # steps, nudges
@@ -214,6 +216,15 @@ def _with_used_in(page, woven, chapter: Path) -> str:
             expected,
         )
     return html
+
+
+def on_template_context(context, template_name, config, **_):
+    # mkdocs gives the 404 page site_url's path as its base (/literate-micrograd/), and the
+    # print-site plugin renders the whole-book page from the same context: both pages are
+    # at the site's root, so "." finds its assets wherever the site is served or opened.
+    if template_name == "404.html":
+        context["base_url"] = "."
+    return context
 
 
 def on_post_build(config, **_):

@@ -106,15 +106,16 @@ def page_data(docs: Path, href) -> dict:
 def learner_html(content: str, data: dict, assets: str) -> tuple[str, bool]:
     """The page's HTML with the placeholder paragraph replaced by the learner's place, and
     whether the placeholder was found. ``assets``: the site's assets/ folder from the page."""
+    from tools.site.page_data import element as data_element  # the build's only: not in the zip
+
     start = content.find(f"<p>{PLACEHOLDER}")
     if start < 0:
         return content, False
     end = content.index("</p>", start) + len("</p>")
-    said = json.dumps(data, sort_keys=True, ensure_ascii=True).replace("<", "\\u003c")
     place = (
         f'<div class="learner" data-limit="{TIME_LIMIT}" '
         f'data-bundle="{html.escape(assets)}/learner/book.zip">'
-        f'<script type="application/json" class="learner-data">{said}</script>'
+        f"{data_element(data, class_='learner-data')}"
         f"{content[start:end]}</div>"
         f'<link rel="stylesheet" href="{html.escape(assets)}/learner/learner.css">'
         f'<script src="{html.escape(assets)}/learner/learner.js"></script>'

@@ -28,7 +28,6 @@ figure's drawing. Standard library only: this runs wherever the engine runs.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -335,16 +334,16 @@ def page_data(name: str, tracks: Sequence[Track]) -> dict:
     return {"figure": name, "steps": total, "positions": positions}
 
 
-def page_script(name: str, tracks: Sequence[Track]) -> str:
-    """The page data as a JSON script element, for after the figure's SVG (same bytes on
-    every build)."""
-    data = json.dumps(page_data(name, tracks), sort_keys=True, ensure_ascii=True)
-    data = data.replace("<", "\\u003c")  # no "</script>" can end it early
-    return f'<script type="application/json" data-steps="{name}">{data}</script>'
+def page_element(name: str, tracks: Sequence[Track]) -> str:
+    """The page data as a hidden element (tools/site/page_data.py), for after the figure's
+    SVG (same bytes on every build)."""
+    from tools.site.page_data import element as data_element  # the build's only: not in live's
+
+    return data_element(page_data(name, tracks), data_steps=name)
 
 
 def with_steps(html: str, recordings: Mapping[str, Sequence[Track]]) -> tuple[str, list[str]]:
-    """A page's HTML with each recorded figure's data (``page_script``) right after the
+    """A page's HTML with each recorded figure's data (``page_element``) right after the
     figure's inline SVG, found by its Graphviz graph's id; and the names not found."""
     missing = []
     for name, tracks in recordings.items():
@@ -355,5 +354,5 @@ def with_steps(html: str, recordings: Mapping[str, Sequence[Track]]) -> tuple[st
             missing.append(name)
             continue
         end += len("</svg>")
-        html = html[:end] + page_script(name, tracks) + html[end:]
+        html = html[:end] + page_element(name, tracks) + html[end:]
     return html, missing

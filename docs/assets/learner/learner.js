@@ -3,8 +3,8 @@
 // that `python3 tools/dev.py learn` prints (tools/learner.py, run by tools/site/learner.py
 // in the Pyodide worker of the Run buttons, docs/assets/notebook/worker.js).
 //
-// The page carries what it needs as JSON (<script class="learner-data">, written while the
-// site is built): the skeleton, the chapters with checks, and where each chapter and
+// The page carries what it needs as JSON (a hidden element, .learner-data, written while
+// the site is built; read with bookPage.data, docs/assets/page/page.js): the skeleton, the chapters with checks, and where each chapter and
 // section is on the site, for the table's links. What the learner types is kept in
 // localStorage as it is typed, and so is the last table: both survive a reload and a
 // rebuilt site. Nothing is sent anywhere; Download and Load are the browser's own.
@@ -15,6 +15,10 @@
 (function () {
   "use strict";
 
+  // With instant navigation, Material runs this script again each time the chapter is
+  // swapped in: the first run does the work on every page (setup, below).
+  if (window.bookLearner) return;
+  window.bookLearner = true;
   const here = new URL(".", document.currentScript.src);
   const STORED = "literate-micrograd:learner:engine"; // the engine, as typed
   const TABLE = "literate-micrograd:learner:table"; // {table, engine, chapter} of the last Check
@@ -40,7 +44,7 @@
 
   // The line of an error that says what went wrong: a Python traceback's last one.
   function gist(error) {
-    const lines = String(error).trim().split("\n").filter((line) => !/^\s+at /.test(line));
+    const lines = String(error).trim().split("\n").filter((line) => line.trim() && !/^\s+at /.test(line));
     return lines[0].startsWith("PythonError") ? lines[lines.length - 1] : lines[0];
   }
 
@@ -126,7 +130,7 @@
   class Learner {
     constructor(root) {
       this.root = root;
-      this.data = JSON.parse(root.querySelector(".learner-data").textContent);
+      this.data = bookPage.data(root.querySelector(".learner-data"));
       this.python = new Python(new URL(root.dataset.bundle, location.href).href);
       this.build();
     }
@@ -341,12 +345,20 @@
     }
   }
 
+  let current = null; // the Learner of the page shown
+
+  // On every page Material shows: a Learner left behind ends its Python.
   function setup() {
+    if (current && !current.root.isConnected) {
+      current.python.end();
+      current = null;
+    }
     const root = document.querySelector(".learner");
     if (!root || root.dataset.state || typeof CodeEditor === "undefined") return;
-    new Learner(root);
+    current = new Learner(root);
   }
 
-  if (typeof document$ !== "undefined") document$.subscribe(setup); // Material's page-load signal
-  else document.addEventListener("DOMContentLoaded", setup);
+  // docs/assets/page/page.js comes after the page's content: on the first page, wait for it.
+  if (window.bookPage) bookPage.onPage(setup);
+  else document.addEventListener("DOMContentLoaded", () => bookPage.onPage(setup));
 })();

@@ -1,15 +1,22 @@
 // Run buttons for a chapter page: the chapter is one notebook, as under pytest.
 //
-// The page carries its python fences as JSON (<script id="notebook-fences">, written by
-// tools/site/fences.py while the site is built): code, first line, engine or not, and
-// why a fence cannot run in a browser, if it cannot. The fences the page shows are its
-// python code blocks, in the same order; each gets a bar with Run, Stop and Reset, and
-// its code becomes a code editor (CodeMirror 6, window.CodeEditor: the script
-// assets/editor/editor.js, bundled by tools/site/editor.py and put on pages with
-// fences). Running a fence first runs the fences above it that have not run; a failure
-// stops the chapter there, as under pytest. What a fence prints and how it failed appear
-// under it; under an ```output block, output the same as the book's only marks the
-// block, other output takes its place (the book's folded beside it).
+// The page carries its python fences as JSON (a hidden element, #notebook-fences, written
+// by tools/site/fences.py while the site is built, read with bookPage.data): code, first
+// line, engine or not, and why a fence cannot run in a browser, if it cannot. The fences
+// the page shows are its python code blocks, in the same order; each gets a bar with Run,
+// Stop and Reset, and its code becomes a code editor (CodeMirror 6, window.CodeEditor: the
+// script assets/editor/editor.js, bundled by tools/site/editor.py and put on pages with
+// fences; Shift+Enter or Ctrl+Enter runs, Esc goes back to the Run button). Above the
+// first fence, the chapter's bar: Run all, Restart, Reset all.
+//
+// As in a notebook, Run on a fence first runs the fences above it that have not run, then
+// it; Run on a fence that has run runs it again alone, in the namespace as it is, and
+// marks the fences below it that ran stale. A failure stops a Run there, as under pytest;
+// Run all (every fence, from a fresh namespace) goes on past output other than the
+// book's, so the differences show downstream, and stops at an exception. What a fence
+// prints and how it failed appear under it; under an ```output block, output the same as
+// the book's only marks the block, other output takes its place (the book's folded
+// beside it).
 //
 // The graph figures are drawn again from the reader's state (tools/site/live.py): once the
 // fences above a figure have run and one of them was the reader's code rather than the
@@ -20,10 +27,14 @@
 // Python runs in a Web Worker (worker.js) that is created when the reader first reaches
 // for a fence's controls (the pointer over a Run bar, or focus on it or in a fence's
 // editor), so that it is loading while the reader clicks, and nothing is loaded for a
-// reader who only reads. While a Run goes, the fence that runs says so ("running fence 2
-// of 5") and carries the Stop button. Stop terminates the worker; the next Run
-// starts a fresh one and runs the fences above again. Without the JSON (a site built
-// without the runtime) this script does nothing.
+// reader who only reads. One worker serves the whole visit: with Material's instant
+// navigation this script stays loaded from chapter to chapter, and each chapter's first
+// Run asks the worker for a fresh namespace (the Python already loaded). Each page Material
+// shows gets its own Notebook (setup, on Material's document$); the last page's one is
+// left: its editors destroyed, and a Run still going stopped. While a Run goes, the fence
+// that runs says so ("running fence 2 of 5") and carries the Stop button. Stop terminates
+// the worker; the next Run starts a fresh one and runs the fences above again. Without
+// the fence data (a site built without the runtime) this script does nothing.
 
 (function () {
   "use strict";
@@ -58,6 +69,61 @@
 
   class Stopped extends Error {}
 
+  // The page's Python: one worker for the visit, whichever chapter is shown.
+  const python = {
+    worker: null,
+    ready: null, // a promise: Python is loaded
+    loaded: null, // {resolve, reject} of `ready`
+    isReady: false,
+    progress: "", // how far the start has come, in words
+    listener: null, // the Notebook of the page shown
+
+    start() {
+      this.worker = new Worker(new URL("worker.js", here), { type: "module" });
+      this.progress = "starting Python (the first Run loads it)…";
+      this.ready = new Promise((resolve, reject) => {
+        this.loaded = { resolve, reject };
+      });
+      this.ready.catch(() => {}); // whoever awaits it handles the failure
+      this.worker.onmessage = (event) => this.receive(event.data);
+      this.worker.onerror = (event) => this.broken(event.message || "the worker failed");
+    },
+
+    post(message) {
+      this.worker.postMessage(message);
+    },
+
+    receive(message) {
+      if (message.kind === "ready") {
+        this.isReady = true;
+        this.loaded.resolve();
+      } else if (message.kind === "loading") {
+        this.progress = `loading Python ${message.step}/${message.of}: ${message.what}…`;
+        if (this.listener) this.listener.progress(this.progress);
+      } else if (message.kind === "broken") this.broken(message.error);
+      else if (this.listener) this.listener.receive(message);
+    },
+
+    broken(error) {
+      const first = String(error).split("\n")[0];
+      const failure = new Error(`The page's Python stopped: ${first}. The next Run starts it afresh.`);
+      this.loaded.reject(failure);
+      if (this.listener) this.listener.broken(failure);
+      this.discard();
+    },
+
+    stop() {
+      this.loaded.reject(new Stopped());
+      this.discard();
+    },
+
+    discard() {
+      if (this.worker) this.worker.terminate();
+      this.worker = null;
+      this.isReady = false;
+    },
+  };
+
   // One python fence of the chapter; `block` is its code block on the page, if shown.
   class Cell {
     constructor(notebook, fence, index, block) {
@@ -65,6 +131,7 @@
       this.fence = fence;
       this.index = index;
       this.block = block;
+      this.ranText = null; // the code it last ran, in this namespace
       if (block) this.decorate();
     }
 
@@ -100,7 +167,7 @@
       this.runButton = button(
         "notebook-run",
         "▶ Run",
-        "Run this fence, after the fences above it that have not run (Shift+Enter)",
+        "Run this fence, after the fences above it that have not run; alone if it has run (Shift+Enter)",
       );
       this.stopButton = button("notebook-stop", "■ Stop", "Stop Python (the next Run starts afresh)");
       this.resetButton = button("notebook-reset", "↺ Reset", "Put back the book's code");
@@ -140,10 +207,23 @@
       this.block.classList.add("notebook-editable");
       this.editor = CodeEditor.create(host, {
         doc: this.fence.code.replace(/\n$/, ""),
-        label: `Python code, ${this.where} (editable; Shift+Enter runs it)`,
+        label: `Python code, ${this.where} (editable; Shift+Enter or Ctrl+Enter runs it, Esc leaves)`,
         onChange: () => this.edited(),
         onRun: () => this.notebook.run(this.index),
       });
+      // Ctrl+Enter (⌘+Enter) runs too; Esc leaves the editor for its Run button, so that a
+      // keyboard is never trapped in it.
+      host.addEventListener(
+        "keydown",
+        (event) => {
+          if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) this.notebook.run(this.index);
+          else if (event.key === "Escape") this.runButton.focus();
+          else return;
+          event.preventDefault();
+          event.stopPropagation();
+        },
+        true,
+      );
     }
 
     get text() {
@@ -152,11 +232,16 @@
 
     edited() {
       this.resetButton.hidden = this.text.trimEnd() === this.fence.code.trimEnd();
-      this.notebook.edited(this);
     }
 
     reset() {
       CodeEditor.setText(this.editor, this.fence.code.replace(/\n$/, ""));
+    }
+
+    // A fence above ran again since this one ran: what it shows may no longer hold.
+    outdated() {
+      if (!["ran", "failed", "differs"].includes(this.bar?.dataset.state)) return;
+      this.setState("stale", "stale: a fence above ran again since");
     }
 
     setState(state, status) {
@@ -173,6 +258,7 @@
       if (!this.result) return;
       this.result.hidden = true;
       this.printed.textContent = this.failure.textContent = this.caption.textContent = "";
+      this.ranText = null;
       this.graphs.replaceChildren();
       if (this.book) {
         this.book.hidden = false;
@@ -321,15 +407,18 @@
     constructor(page, blocks) {
       this.chapter = page.chapter;
       this.cells = page.fences.map((fence, index) => new Cell(this, fence, index, blocks[index]));
-      this.worker = null;
       this.next = 0; // fences before this index have run in the worker's namespace
-      this.stale = false; // a fence that ran was edited, or one failed: start afresh
+      this.stale = true; // the worker's namespace is not this page's: start afresh
+      this.worker = null; // the worker the namespace is in (python.worker, while it lives)
       this.target = null; // the fence whose Run is in progress
       this.waiting = null; // {resolve, reject, cell} of the fence running now
-      this.changed = false; // a fence run since the namespace was fresh was not the book's
+      this.loading = null; // the fence whose Run waits for Python to load
       this.figures = (page.figures || []).map((figure) => new LiveFigure(figure));
-      this.isReady = false; // the worker has loaded Python
+      this.left = false; // another page is shown
+      this.tools = this.makeTools();
+      python.listener = this;
       document.body.dataset.notebook = "idle"; // "running" while a Run is in progress
+      document.body.dataset.chapter = this.chapter; // whose Run buttons are on the page
       this.makeEditors();
       const warm = () => this.warm();
       for (const cell of this.cells) {
@@ -342,9 +431,19 @@
 
     // The reader reaches for a fence: start loading Python, if it is not loaded or loading.
     warm() {
-      if (this.worker !== null || location.protocol === "file:") return;
-      this.startWorker();
-      this.stale = true;
+      if (python.worker !== null || location.protocol === "file:") return;
+      python.start();
+    }
+
+    // Another page is shown: a fence still running stops (its worker ends; a Run that only
+    // waits for Python to load gives up, and Python loads on), the editors go.
+    leave() {
+      this.left = true;
+      if (this.waiting !== null) this.stop();
+      for (const cell of this.cells) if (cell.editor) cell.editor.destroy();
+      if (python.listener === this) python.listener = null;
+      delete document.body.dataset.notebook;
+      delete document.body.dataset.chapter;
     }
 
     // An editor takes some 30 ms to make: one at a time while the browser is idle, in page
@@ -354,57 +453,51 @@
       const idle = window.requestIdleCallback || ((work) => setTimeout(work, 0));
       const next = () => {
         const cell = waiting.shift();
-        if (!cell) return;
+        if (!cell || this.left) return;
         cell.makeEditor();
         idle(next, { timeout: 200 });
       };
       idle(next, { timeout: 200 });
     }
 
-    edited(cell) {
-      if (cell.index < this.next) this.stale = true;
-    }
-
-    startWorker() {
-      this.worker = new Worker(new URL("worker.js", here), { type: "module" });
-      this.ready = new Promise((resolve, reject) => {
-        this.loaded = { resolve, reject };
-      });
-      this.ready.catch(() => {}); // whoever awaits it handles the failure
-      this.worker.onmessage = (event) => this.receive(event.data);
-      this.worker.onerror = (event) => this.broken(event.message || "the worker failed");
+    // Run all, Restart and Reset all, once for the page: above its first fence.
+    makeTools() {
+      const tools = element("div", "notebook-tools");
+      tools.setAttribute("role", "toolbar");
+      tools.setAttribute("aria-label", "The chapter's code");
+      const runnable = this.cells.filter((c) => c.bar && !c.fence.blocked);
+      const last = runnable.length ? runnable[runnable.length - 1].index : null;
+      const runAll = button("notebook-run-all", "▶ Run all", "Run every fence from the top, in a fresh namespace");
+      const restart = button("notebook-restart", "↻ Restart", "Forget what ran: the next Run starts from the top");
+      const resetAll = button("notebook-reset-all", "↺ Reset all", "Put back the book's code in every fence");
+      runAll.addEventListener("click", () => last !== null && this.run(last, { all: true }));
+      restart.addEventListener("click", () => this.restart());
+      resetAll.addEventListener("click", () => runnable.forEach((c) => c.editor && c.reset()));
+      tools.append(runAll, restart, resetAll, element("span", "notebook-note", "The chapter's fences: one notebook."));
+      const first = this.cells.find((c) => c.block);
+      if (last !== null && first) first.block.before(tools);
+      return tools;
     }
 
     receive(message) {
       const waiting = this.waiting;
-      if (message.kind === "ready") {
-        this.isReady = true;
-        this.loaded.resolve();
-      }
-      else if (message.kind === "broken") this.broken(message.error);
-      else if (message.kind === "print" && waiting) waiting.cell.print(message.text);
+      if (message.kind === "print" && waiting) waiting.cell.print(message.text);
       else if (message.kind === "done" && waiting) waiting.resolve(message.failure);
       else if (message.kind === "figure") this.figures.find((f) => f.name === message.name)?.drawn(message);
       else if (message.kind === "graphs") this.cells[message.index].drew(message.drawn);
     }
 
-    broken(error) {
-      const first = String(error).split("\n")[0];
-      const failure = new Error(`The page's Python stopped: ${first}. The next Run starts it afresh.`);
-      this.loaded.reject(failure);
+    broken(failure) {
       if (this.waiting) this.waiting.reject(failure);
-      this.discardWorker();
     }
 
-    discardWorker() {
-      if (this.worker) this.worker.terminate();
-      this.worker = null;
-      this.isReady = false;
-      this.next = 0;
-    }
-
-    // Run fence `target`, after the fences above it that have not run.
-    async run(target) {
+    // Run fence `target`, as a notebook does: after the fences above it that have not run
+    // yet; a fence that has run already (edited since, or not) runs again alone, in the
+    // namespace as it is, and the fences below it that ran are marked stale. `all`: Run
+    // all, every fence from a fresh namespace, and output other than the book's does not
+    // stop it (the differences show all the way down); an exception stops it, as under
+    // pytest, and so does any failure for a Run of one fence.
+    async run(target, { all = false } = {}) {
       const cell = this.cells[target];
       if (location.protocol === "file:") {
         cell.clear();
@@ -415,31 +508,29 @@
       if (this.target !== null) return;
       this.target = target;
       document.body.dataset.notebook = "running";
-      this.cells.forEach((c) => c.busy(true));
+      this.busy(true);
       try {
         this.warm();
-        if (!this.isReady) {
-          cell.setState("loading", "starting Python (the first Run loads it)…");
-          await this.ready;
+        if (!python.isReady) {
+          this.loading = cell;
+          cell.setState("loading", python.progress);
+          await python.ready;
+          if (this.left) throw new Stopped();
         }
-        if (this.stale || target < this.next) {
-          this.worker.postMessage({ kind: "fresh", chapter: this.chapter });
-          this.cells.forEach((c) => c.clear());
-          this.next = 0;
-          this.stale = false;
-          this.changed = false;
-        }
-        const queue = this.cells.slice(this.next, target + 1).filter((c) => !c.fence.blocked);
+        if (all || this.stale || this.worker !== python.worker) this.fresh();
+        let queue;
+        if (target < this.next) {
+          queue = [cell];
+          this.cells.slice(target + 1, this.next).forEach((later) => later.outdated());
+        } else queue = this.cells.slice(this.next, target + 1).filter((c) => !c.fence.blocked);
         if (queue.length > 1) cell.setState("waiting", "waiting: the fences above it run first");
-        while (this.next <= target) {
-          const current = this.cells[this.next];
-          this.next += 1;
-          if (current.fence.blocked) continue;
-          const failure = await this.runCell(current, queue.indexOf(current) + 1, queue.length);
+        for (const [k, current] of queue.entries()) {
+          this.next = Math.max(this.next, current.index + 1);
+          const failure = await this.runCell(current, k + 1, queue.length, all);
           if (failure === null) this.ran(current);
-          if (failure !== null) {
-            this.stale = true; // under pytest too, nothing runs after the first failure
-            this.cells.slice(this.next, target + 1).forEach((later) => {
+          else {
+            // under pytest too, nothing runs after the first failure
+            queue.slice(k + 1).forEach((later) => {
               later.setState("not-run", `not run: ${current.failedAt(failure)} failed first`);
             });
             break;
@@ -453,31 +544,63 @@
       } finally {
         this.target = null;
         this.waiting = null;
-        this.cells.forEach((c) => c.busy(false));
-        document.body.dataset.notebook = "idle";
+        this.loading = null;
+        this.busy(false);
+        if (!this.left) document.body.dataset.notebook = "idle";
       }
+    }
+
+    // A fresh namespace for the chapter, in the worker there is (nothing has run in it).
+    fresh() {
+      this.worker = python.worker;
+      python.post({ kind: "fresh", chapter: this.chapter });
+      this.cells.forEach((c) => c.clear());
+      this.next = 0;
+      this.stale = false;
+    }
+
+    busy(running) {
+      this.cells.forEach((c) => c.busy(running));
+      for (const button of this.tools.querySelectorAll("button")) button.disabled = running;
+    }
+
+    // Restart: the next Run starts from a fresh namespace; what ran is cleared now.
+    restart() {
+      if (this.target !== null) return;
+      this.cells.forEach((c) => c.clear());
+      this.next = 0;
+      this.stale = true;
+    }
+
+    // Python tells how far its start has come ("loading Python 2/4…").
+    progress(text) {
+      if (this.loading) this.loading.setState("loading", text);
     }
 
     // After a fence ran: draw what it printed, and the figures between it and the next fence.
     ran(cell) {
-      if (cell.text.trimEnd() !== cell.fence.code.trimEnd()) this.changed = true;
+      cell.ranText = cell.text;
+      // a fence that ran, in the code it last ran, was not the book's: draw from the namespace
+      const changed = this.cells
+        .slice(0, cell.index + 1)
+        .some((c) => c.ranText !== null && c.ranText.trimEnd() !== c.fence.code.trimEnd());
       if (cell.printed.textContent.includes("digraph")) {
-        this.worker.postMessage({ kind: "graphs", index: cell.index, text: cell.printed.textContent });
+        python.post({ kind: "graphs", index: cell.index, text: cell.printed.textContent });
       }
       const next = this.cells[cell.index + 1];
       for (const figure of this.figures) {
         if (figure.line < cell.fence.line || (next && figure.line > next.fence.line)) continue;
-        if (this.changed) this.worker.postMessage({ kind: "figure", name: figure.name });
+        if (changed) python.post({ kind: "figure", name: figure.name });
         else figure.restore();
       }
     }
 
-    runCell(cell, k = 1, n = 1) {
+    runCell(cell, k = 1, n = 1, all = false) {
       cell.clear();
       cell.running(k, n);
       return new Promise((resolve, reject) => {
         this.waiting = { resolve, reject, cell };
-        this.worker.postMessage({
+        python.post({
           kind: "run",
           index: cell.index,
           code: cell.text,
@@ -486,7 +609,14 @@
         });
       }).then((failure) => {
         cell.stopButton.hidden = true;
-        if (failure === null) failure = cell.differs();
+        if (failure !== null) cell.ranText = null; // it did not finish
+        const differs = failure === null ? cell.differs() : null;
+        if (differs !== null && all) {
+          cell.fail(differs); // Run all goes on, showing the differences downstream
+          cell.setState("differs", "ran: its output differs from the book's");
+          return null;
+        }
+        if (failure === null) failure = differs;
         if (failure === null) cell.setState("ran", "ran");
         else {
           cell.fail(failure);
@@ -501,19 +631,23 @@
       const running = this.waiting ? this.waiting.cell : this.cells[this.target];
       running.setState("stopped", "stopped: the next Run starts Python afresh");
       if (this.waiting) this.waiting.reject(new Stopped());
-      this.loaded.reject(new Stopped());
-      this.discardWorker();
+      python.stop();
     }
   }
 
+  let current = null; // the Notebook of the page shown
+
+  // On every page Material shows (the first, and each one instant navigation swaps in).
   function setup() {
+    if (current) current.leave();
+    current = null;
     const data = document.getElementById("notebook-fences");
     if (!data) return; // no runtime in this build, or no python fences on this page
     if (typeof CodeEditor === "undefined") {
       console.error("notebook: the code editor (assets/editor/editor.js) did not load: no Run buttons");
       return;
     }
-    const page = JSON.parse(data.textContent);
+    const page = bookPage.data(data);
     const blocks = [...document.querySelectorAll("article div.language-python.highlight")];
     const shown = page.fences;
     const mismatch = shown.findIndex(
@@ -528,9 +662,8 @@
       );
       return;
     }
-    new Notebook(page, blocks);
+    current = new Notebook(page, blocks);
   }
 
-  if (typeof document$ !== "undefined") document$.subscribe(setup); // Material's page-load signal
-  else document.addEventListener("DOMContentLoaded", setup);
+  bookPage.onPage(setup); // docs/assets/page/page.js
 })();

@@ -16,7 +16,8 @@
 //               {kind: "run", index, code, line, engine}
 //               {kind: "figure", name}  draw a figure again from the namespace as it is
 //               {kind: "graphs", index, text}  draw the graphs a fence printed
-// Messages out: {kind: "ready"}  Python is loaded
+// Messages out: {kind: "loading", step, of, what}  how far loading Python has come
+//               {kind: "ready"}  Python is loaded
 //               {kind: "print", index, text}  as the fence prints
 //               {kind: "done", index, failure}  failure: null, or the kernel's report
 //               {kind: "figure", name, svg, steps, problem}  svg, steps: null if not drawn
@@ -68,10 +69,16 @@ async function writeFiles(pyodide, names) {
   }
 }
 
+// How far the start has come, for the fence that waits: step of 3.
+const loading = (step, what) => postMessage({ kind: "loading", step, of: 3, what });
+
 async function load() {
+  loading(1, "its loader");
   await import(here("../pyodide/pyodide.js")); // defines globalThis.loadPyodide
+  loading(2, "the interpreter and its standard library");
   const pyodide = await globalThis.loadPyodide({ indexURL: here("../pyodide/") });
   limitStack(pyodide);
+  loading(3, "the book's engine");
   await writeFiles(pyodide, PAGE_PYTHON);
   kernel = pyodide.pyimport("kernel");
   return pyodide;
@@ -93,7 +100,7 @@ async function loadDrawing() {
   return { live, draw };
 }
 
-const loading = load().then(
+const started = load().then(
   (pyodide) => {
     python = pyodide;
     postMessage({ kind: "ready" });
@@ -102,7 +109,7 @@ const loading = load().then(
 );
 
 // Messages are handled one at a time, in order, once Python is loaded.
-let queue = loading;
+let queue = started;
 onmessage = (event) => {
   queue = queue.then(() => handle(event.data));
 };

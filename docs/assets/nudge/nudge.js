@@ -2,9 +2,9 @@
 // output moves, next to what the gradient predicts (the gradient times the nudge).
 //
 // The numbers were computed while the site was built, with the chapter's own function and
-// the engine's gradient (tools/figures.py, nudges_of), and follow the figure as
-// <script type="application/json" data-nudges>. This script only shows them: no Python,
-// and it works opened from disk.
+// the engine's gradient (tools/figures.py, nudges_of), and follow the figure as JSON in a
+// hidden element with data-nudges (read with bookPage.data: docs/assets/page/page.js).
+// This script only shows them: no Python, and it works opened from disk.
 
 (function () {
   "use strict";
@@ -19,8 +19,8 @@
   // A float as a reader would write it: 3.0500000000000043 is 3.05.
   const shown = (value) => String(Number(value.toPrecision(6)));
 
-  function control(data, script) {
-    const svg = script.previousElementSibling;
+  function control(data, held) {
+    const svg = held.previousElementSibling;
     const figure = svg.parentElement.matches("p") ? svg.parentElement : svg;
     const box = element("div", "nudge");
     box.setAttribute("role", "group");
@@ -58,13 +58,12 @@
   }
 
   function setup() {
-    for (const script of document.querySelectorAll('script[type="application/json"][data-nudges]')) {
-      if (script.dataset.ready || !script.previousElementSibling?.matches("svg")) continue;
-      script.dataset.ready = "yes";
-      control(JSON.parse(script.textContent), script);
+    for (const held of document.querySelectorAll(".page-data[data-nudges]")) {
+      if (held.dataset.ready || !held.previousElementSibling?.matches("svg")) continue;
+      held.dataset.ready = "yes";
+      control(bookPage.data(held), held);
     }
   }
 
-  if (typeof document$ !== "undefined") document$.subscribe(setup); // Material's page-load signal
-  else document.addEventListener("DOMContentLoaded", setup);
+  bookPage.onPage(setup); // docs/assets/page/page.js
 })();

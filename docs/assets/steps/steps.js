@@ -1,7 +1,8 @@
 // Step through backward on a figure: the steps the engine took, recorded while the site
 // was built (tools/site/steps.py), played on the figure's own inline SVG.
 //
-// After each such figure the page carries <script type="application/json" data-steps>:
+// After each such figure the page carries its steps as JSON (a hidden element with
+// data-steps, read with bookPage.data: docs/assets/page/page.js):
 // for every position (0, the start, to the last step) and every track of the figure (a
 // figure may play several walks side by side), the ids of the boxes and arrows to light
 // and the gradient texts to show, and the caption in words. This script only shows them:
@@ -25,8 +26,8 @@
   }
 
   class Stepper {
-    constructor(data, script) {
-      const svg = script.previousElementSibling;
+    constructor(data, held) {
+      const svg = held.previousElementSibling;
       this.timer = null;
       this.live = false; // drawn from the reader's code rather than the book's
       this.figure = svg.parentElement.matches("p") ? svg.parentElement : svg;
@@ -199,12 +200,16 @@
 
   const steppers = new Map(); // figure name -> its Stepper, on this page
 
+  // On every page Material shows (instant navigation swaps pages in): the last page's
+  // steppers stop playing and are forgotten.
   function setup() {
-    for (const script of document.querySelectorAll('script[type="application/json"][data-steps]')) {
-      if (script.dataset.ready || !script.previousElementSibling?.matches("svg")) continue;
-      script.dataset.ready = "yes";
-      const data = JSON.parse(script.textContent);
-      steppers.set(data.figure, new Stepper(data, script));
+    for (const stepper of steppers.values()) stepper.pause();
+    steppers.clear();
+    for (const held of document.querySelectorAll(".page-data[data-steps]")) {
+      if (held.dataset.ready || !held.previousElementSibling?.matches("svg")) continue;
+      held.dataset.ready = "yes";
+      const data = bookPage.data(held);
+      steppers.set(data.figure, new Stepper(data, held));
     }
   }
 
@@ -218,6 +223,5 @@
     },
   };
 
-  if (typeof document$ !== "undefined") document$.subscribe(setup); // Material's page-load signal
-  else document.addEventListener("DOMContentLoaded", setup);
+  bookPage.onPage(setup); // docs/assets/page/page.js
 })();
