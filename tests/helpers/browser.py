@@ -170,3 +170,28 @@ def expected_failure(page: Path, tmp_path: Path, old: str, new: str) -> tuple[in
     assert book.error is not None, f"{page.name} with {new!r} passes under pytest"
     named = int(re.match(rf".*{re.escape(copy.name)}:(\d+): ", book.failure)[1])
     return book.cells[book.next - 1].line, type(book.error).__name__, named
+
+
+def expected_run_all(page: Path, tmp_path: Path, old: str, new: str) -> dict[int, str]:
+    """What Run all shows with ``old`` replaced by ``new`` in ``page``: each runnable fence's
+    state by its first line. Output other than the book's goes on ("differs"), an exception
+    stops the chapter ("failed", and "not-run" below it). Fences that need an optional
+    module are left out, as the page cannot run them."""
+    copy = tmp_path / f"run-all-{page.name}"
+    copy.write_text(page.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    book = Notebook(copy, check_outputs=False, optional=False)
+    found: dict[int, str] = {}
+    for index, cell in enumerate(book.cells):
+        if book.error is not None:
+            found[cell.line] = "not-run"
+            continue
+        try:
+            book.run_next()
+        except Exception:
+            found[cell.line] = "failed"
+            continue
+        if index in book.skipped:
+            continue
+        differs = cell.output is not None and book.printed[index] != cell.output.code
+        found[cell.line] = "differs" if differs else "ran"
+    return found

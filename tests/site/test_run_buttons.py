@@ -22,6 +22,7 @@ from tests.helpers.browser import (
     code,
     editor_text,
     expected_failure,
+    expected_run_all,
     failure,
     fence_with,
     next_chapter_to,
@@ -129,6 +130,13 @@ def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
     headline = re.match(rf"docs/{page.name}:(\d+): {error}", said)
     assert headline, f"the failure should start with the chapter line and {error}: {said!r}"
     assert int(headline[1]) == named, f"pytest names line {named}, the page {headline[1]}"
+
+    # Run all goes on past output that differs from the book's, down to the first exception.
+    tab.locator(".notebook-run-all").click()
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
+    expected = expected_run_all(page, tmp_path, old, new)
+    assert states(tab) == expected
+    assert "differs" in expected.values() and "failed" in expected.values(), expected
 
     bar(tab, engine["line"]).locator(".notebook-reset").click()  # Reset, and all is well
     assert editor_text(code(tab, engine["line"])) + "\n" == engine["code"]
