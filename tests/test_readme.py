@@ -80,3 +80,23 @@ def test_the_pages_workflow_publishes_what_the_readme_command_builds():
     assert command in runs, f"pages.yml runs {runs}, the README says {command!r}"
     [published] = [s for s in steps if s.get("uses", "").startswith("actions/upload-pages")]
     assert published["with"]["path"] == SITE.name, "Pages must publish what the build writes"
+
+
+def test_serve_puts_the_book_where_the_readme_says():
+    # `mkdocs serve` mounts the site at the path of site_url (the rest it replaces by its
+    # own address), and listens where tools/dev.py says it does by default.
+    from urllib.parse import urlsplit
+
+    import yaml
+
+    from tools.dev import SERVE_ADDRESS
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    host, port = SERVE_ADDRESS
+    said = re.search(r"python3 tools/dev\.py serve\s+# the book on (\S+),", README.read_text())
+    assert said, "the README's serve command should say where the book is"
+    served = f"http://{host}:{port}{urlsplit(config['site_url']).path}"
+    assert served.rstrip("/") == said[1].rstrip("/"), (
+        f"the README says the book is on {said[1]}, but mkdocs serve puts it on {served} "
+        "(the path of site_url in mkdocs.yml)"
+    )
