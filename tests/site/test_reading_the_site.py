@@ -145,7 +145,7 @@ def test_search_works_from_disk_and_shows_no_tex(open_page, built_site):
 
 def test_printed_pages_show_no_run_bar_or_step_control(open_page, site_url, built_site):
     tab = open_page(site_url + "/03-backward.html")
-    controls = ".notebook-bar, .steps-bar"
+    controls = ".notebook-bar, .notebook-tools, .steps-bar"
     tab.wait_for_selector(".steps-bar")
     shown = tab.locator(controls)
     on_screen = sum(bar.is_visible() for bar in shown.all())
