@@ -28,12 +28,8 @@
     "`python3 tools/dev.py serve`, or `python3 -m http.server -d site`, and open " +
     "http://127.0.0.1:8000/ (or use `python3 tools/dev.py learn` in a terminal).";
 
-  function element(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  // docs/assets/page/page.js, which may load after this script (it sits in the content)
+  const element = (...args) => bookPage.element(...args);
 
   function button(className, label, title) {
     const node = element("button", "notebook-button " + className, label);

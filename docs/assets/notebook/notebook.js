@@ -46,12 +46,7 @@
     "or serve a built site with `python3 -m http.server -d site`, then open " +
     "http://127.0.0.1:8000/ in the browser.";
 
-  function element(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  const { element } = bookPage; // docs/assets/page/page.js
 
   // Text in which `backticks` mark code, as a node: the backticked parts set as <code>.
   function withCode(className, text) {

@@ -9,12 +9,7 @@
 (function () {
   "use strict";
 
-  function element(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  const { element } = bookPage; // docs/assets/page/page.js
 
   // A float as a reader would write it: 3.0500000000000043 is 3.05.
   const shown = (value) => String(Number(value.toPrecision(6)));

@@ -1,5 +1,5 @@
-// What every page script shares: the page's data, and instant navigation wherever the
-// site is served.
+// What every page script shares: the page's data, a maker of elements, and instant
+// navigation wherever the site is served.
 //
 // Data: the build writes what a page's scripts need as JSON in hidden elements
 // (<span class="page-data" data-json="…">, tools/site/page_data.py), not in script
@@ -20,6 +20,14 @@
 
   window.bookPage = {
     data: (element) => JSON.parse(element.dataset.json),
+
+    // A new element: element("p", "note", "text").
+    element(tag, className, text) {
+      const node = document.createElement(tag);
+      if (className) node.className = className;
+      if (text !== undefined) node.textContent = text;
+      return node;
+    },
 
     // Call `setup` on every page shown: on Material's document$, which emits the first page
     // and each page instant navigation swaps in. Opened from disk, Material's instant

@@ -18,12 +18,7 @@
   const PLAY_EVERY = 1200; // ms between steps while playing
   const KINDS = { active: "steps-active", receives: "steps-receives", edges: "steps-edge" };
 
-  function element(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  const { element } = bookPage; // docs/assets/page/page.js
 
   class Stepper {
     constructor(data, held) {
