@@ -219,9 +219,10 @@ def _with_used_in(page, woven, chapter: Path) -> str:
 
 
 def on_template_context(context, template_name, config, **_):
-    # mkdocs gives the 404 page site_url's path as its base (/literate-micrograd/), and the
-    # print-site plugin renders the whole-book page from the same context: both pages are
-    # at the site's root, so "." finds its assets wherever the site is served or opened.
+    # mkdocs gives the 404 page site_url's path as its base (an absolute path, wrong from
+    # disk or in a subfolder), and the print-site plugin renders the whole-book page from
+    # the same context: both pages are at the site's root, so "." finds their assets
+    # wherever the site is served or opened.
     if template_name == "404.html":
         context["base_url"] = "."
     return context
