@@ -28,18 +28,19 @@ NOT_IN_A_BROWSER = {
 FILE_CALLS = {"open", "read_text", "write_text", "read_bytes", "write_bytes", "iterdir"}
 
 
-def _needs(fence: Fence) -> str | None:
-    """Why this fence cannot run in the page by itself (a module or files), or None."""
+def _needs(fence: Fence) -> tuple[str, str] | None:
+    """What this fence needs that the page lacks (a module or files), and why that stops
+    it, as ("imports `x`", "which the page's Python does not have"); or None."""
     standard = set(sys.stdlib_module_names) - NOT_IN_A_BROWSER
     names = fence.names
     for module in names.imports:
         if module.startswith("."):
             module = "(a relative import)"
         if module.split(".")[0] not in standard | PAGE_MODULES:
-            return f"it imports `{module}`, which the page's Python does not have"
+            return f"imports `{module}`", "which the page's Python does not have"
     files = [name for name in names.calls if name in FILE_CALLS]
     if files:
-        return f"it reads or writes files (`{files[0]}`), and the page has none"
+        return f"reads or writes files (`{files[0]}`)", "and the page has none"
     return None
 
 
@@ -58,10 +59,11 @@ def blockers(fences: list[Fence]) -> list[str | None]:
         names = fence.names
         reason = cause = None
         if names.parses:
-            reason = _needs(fence)
+            needs = _needs(fence)
             lacking = sorted(names.free & missing.keys())
-            if reason is not None:  # "imports `x`", "reads or writes files (`open`)"
-                cause = reason.removeprefix("it ").split(", which")[0].split(", and")[0]
+            if needs is not None:
+                cause = needs[0]
+                reason = f"it {cause}, {needs[1]}"
             elif lacking:
                 cause = missing[lacking[0]]
                 said = ", ".join(f"`{name}`" for name in lacking)
