@@ -35,7 +35,7 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
     zipfile.ZipFile(io.BytesIO(data)).extractall(book)
     work = tmp_path / "work"  # the page's folder: pytest.py is the page's pytest.raises
     work.mkdir()
-    shutil.copyfile(ROOT / "tools" / "site" / "page_pytest.py", work / "pytest.py")
+    shutil.copyfile(ROOT / "tools" / "page" / "pytest.py", work / "pytest.py")
     mine = tmp_path / ENGINE
     mine.write_text(skeleton(), encoding="utf-8")
     command = [sys.executable, "-I", "-S", "-c", IN_THE_PAGE, book, mine, VALUE_CHAPTER.name]

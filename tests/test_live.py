@@ -8,9 +8,12 @@ page's Python hands it, and that this Python can be loaded in the page at all.
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
 import sys
+import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +21,7 @@ from tools import ROOT, pictures
 from tools.chapter import Chapter
 from tools.figures import FIGURES, namespaces
 from tools.site import live, steps
-from tools.site.runtime import LIVE_PYTHON, PAGE_PYTHON
+from tools.site.runtime import ENGINE_JSON, LIVE_PYTHON, PAGE_ZIP, page_zip
 
 GRAPHS = sorted(name for name, figure in FIGURES.items() if figure.graph)
 
@@ -108,12 +111,23 @@ def test_the_attributes_go_first_in_the_graph():
 
 def test_the_page_loads_the_files_the_site_ships():
     worker = (ROOT / "docs" / "assets" / "notebook" / "worker.js").read_text(encoding="utf-8")
-    for constant, files in (("PAGE_PYTHON", PAGE_PYTHON), ("LIVE_PYTHON", LIVE_PYTHON)):
-        listed = re.search(rf"const {constant} = \[(.*?)\];", worker, re.DOTALL)
-        assert listed, f"worker.js has no {constant}"
-        assert re.findall(r'"([^"]+)"', listed[1]) == list(files), (
-            f"worker.js's {constant} is not tools/site/runtime.py's: keep them the same"
-        )
+    for name in (PAGE_ZIP, ENGINE_JSON):
+        assert f'fetched("{Path(name).name}")' in worker, f"worker.js does not load {name}"
+    listed = re.search(r"const LIVE_PYTHON = \[(.*?)\];", worker, re.DOTALL)
+    assert listed, "worker.js has no LIVE_PYTHON"
+    assert re.findall(r'"([^"]+)"', listed[1]) == list(LIVE_PYTHON), (
+        "worker.js's LIVE_PYTHON is not tools/site/runtime.py's: keep them the same"
+    )
+
+
+def test_the_page_gets_the_folder_of_its_python_whole_and_the_same_each_build():
+    with zipfile.ZipFile(io.BytesIO(page_zip())) as archive:
+        names = archive.namelist()
+    expected = sorted(
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "tools" / "page").rglob("*.py")
+    )
+    assert names == expected and "tools/page/run.py" in names
+    assert page_zip() == page_zip()
 
 
 @pytest.mark.parametrize("name", sorted(LIVE_PYTHON))

@@ -94,7 +94,7 @@ def test_first_failure_stops_the_chapter(chapter):
     notebook = Notebook(chapter)
     notebook.run_until(len(notebook.cells))
     assert notebook.next == 2  # the failing fence was the last to run
-    assert "01-thing.md:13: AssertionError" in notebook.failure
+    assert "01-thing.md:14: AssertionError" in notebook.failure  # the line that raised
 
 
 def test_a_fence_that_does_not_compile_stops_the_chapter(chapter):

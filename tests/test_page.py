@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from tools.chapter import Fence
-from tools.kernel import Kernel
-from tools.site import page_pytest
-from tools.site.fences import blockers
+from tools.page import pytest as page_pytest
+from tools.site.fences import blocked as blockers
 from tools.site.runtime import (
     PYODIDE,
     RuntimeIntegrityError,
@@ -136,35 +135,6 @@ def test_page_raises_behaves_as_pytest_raises(case):
 def test_page_pytest_says_what_it_lacks():
     with pytest.raises(AttributeError, match=r"pytest.approx: the page's Python has only"):
         page_pytest.approx  # noqa: B018
-
-
-# -- the kernel's reports, as the page shows them ---------------------------------------
-
-
-def test_a_failure_report_names_the_chapter_line_and_quotes_it():
-    kernel = Kernel("docs/ch.md")
-    engine = "class Thing:\n    def grow(self):\n        return 1 / 0\n"
-    assert kernel.attempt(engine, 5, engine=True) is None
-    report = kernel.attempt("thing = Thing()\nthing.grow()\n", 12, engine=False)
-    headline, _, traceback = report.partition("\n\n")
-    assert headline == "docs/ch.md:7: ZeroDivisionError: division by zero"
-    assert 'File "docs/ch.md", line 13, in <module>' in traceback
-    assert "return 1 / 0" in traceback  # quoted from the code that ran
-    assert "kernel.py" not in traceback
-
-
-def test_a_fence_that_does_not_compile_is_reported_at_its_line():
-    report = Kernel("docs/ch.md").attempt("x = 1\nif x\n", 20, engine=False)
-    assert report.startswith("docs/ch.md:21: SyntaxError: expected ':'"), report
-
-
-def test_what_a_fence_prints_is_handed_on_as_it_is_printed():
-    pieces = []
-    kernel = Kernel("docs/ch.md")
-    code = "for n in range(3):\n    print(n)\nassert False, 'after the prints'"
-    report = kernel.attempt(code, 2, engine=False, echo=pieces.append)
-    assert "".join(pieces) == "0\n1\n2\n"
-    assert report.startswith("docs/ch.md:4: AssertionError: after the prints")
 
 
 # -- the pinned runtime ------------------------------------------------------------------

@@ -444,7 +444,7 @@ def one_node_per_neuron(ns):
 def one_node_per_neuron_steps(ns):
     """Both graphs of the figure, built afresh from the chapter's numbers, stepped together:
     the dot node sends all seven contributions in one step, the long way takes six."""
-    from micrograd import Value
+    Value = ns["Value"]  # noqa: N806 (the chapter's, which its dot takes)
 
     def leaves():  # the chapter's numbers, in fresh leaves, and their names
         w, x = ([Value(v.data) for v in ns[name]] for name in "wx")

@@ -353,10 +353,11 @@ class ChapterResult:
 def _event_of_failure(error: BaseException, chapter: Path, engine: Path, fallback: int) -> dict:
     """What the child reports about a failing check: where in the chapter, where in the engine."""
     frames = traceback.extract_tb(error.__traceback__)
-    in_chapter = [f.lineno for f in frames if f.filename == str(chapter)]
+    names = (str(chapter), relative(chapter, ROOT))  # as the chapter's code is compiled
+    in_chapter = [f.lineno for f in frames if f.filename in names]
     in_engine = [f for f in frames if f.filename == str(engine)]
     event = {"line": in_chapter[-1] if in_chapter else fallback, "kind": type(error).__name__}
-    if isinstance(error, SyntaxError) and error.filename == str(chapter) and error.lineno:
+    if isinstance(error, SyntaxError) and error.filename in names and error.lineno:
         event["line"] = error.lineno
     event["message"] = describe_error(error)
     if in_engine:
@@ -426,8 +427,7 @@ def to_fix(chapter: Path, engine: Path, index: int, error: BaseException) -> str
     book_defs = book_definitions()
     book = Notebook(chapter, engine=engine)
     book.run_until(index)
-    with book._learner_engine():  # imported, if no check ran yet
-        module = book._learner_module
+    module = book.engine_module
     if book.failure is not None:
         return None
     functions = _engine_functions(module)

@@ -1,66 +1,51 @@
-"""Run a chapter's python fences as one notebook, top to bottom: the model the tests run.
+"""A chapter file run as a notebook: tools/page/run.py's Notebook, fed from a docs/*.md file.
 
-Plain Python over tools/chapter.py and tools/kernel.py; the pytest plugin
-(tools/chapters_plugin.py), learner mode and the figures drive it. It imports no pytest.
+How a chapter runs is decided in tools/page/run.py, the same code the page's Run buttons
+run in the browser; this file reads the chapter (tools/chapter.py), finds the engine as it
+stands before it (the engine chunks of the chapters before it, in book order), says which
+fences cannot run here, and keeps the interface the pytest plugin
+(tools/chapters_plugin.py), learner mode and the figures drive. It imports no pytest.
 
-* All fences of a chapter share one namespace, in order, like cells of a notebook.
-* Engine fences (```python title="micrograd.py"```) are the chapter's share of the
-  engine. They may be pieces of one class body, with demonstrations between them,
-  so the engine fences seen so far are executed together, as the tangler joins them.
-  (The namespace and the engine pieces are tools/kernel.py's, which the site's Run
-  buttons use too.)
-* A fence followed by an ```output fence (nothing but blank lines between) must print
-  exactly that text; a fence that prints must have one. The reader sees the result in
-  the Markdown, and the result cannot drift from the code. ``updated_outputs`` rewrites
-  the output blocks with what the fences print now (and adds missing ones).
-* The first fence that fails, or does not compile, stops the chapter (``failure``): the
-  caller skips the fences after it rather than run them against half-built state. Line
-  numbers in tracebacks are the chapter's own; what a fence printed is kept with a failure.
+* The first fence that fails stops a run of the chapter (``failure``, ``error``): the
+  caller skips the fences after it rather than run them against half-built state.
 * A fence that imports an optional module which is not installed (PyTorch, for the
-  folded "The same in PyTorch" comparisons) is not run: ``skipped`` says why, once per
-  fence, and the chapter goes on (those fences bind nothing later fences use).
+  folded "The same in PyTorch" comparisons), or a fence that uses what only such a fence
+  defines, is not run: ``skipped`` says why, and the chapter goes on.
 * Learner mode: with ``engine=PATH`` the chapter runs against the micrograd.py at PATH
-  instead of the book's engine fences (tools/learner.py).
+  instead of the book's engine chunks (tools/learner.py).
+* ``updated_outputs`` rewrites the output blocks with what the fences print now.
 """
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import importlib.util
-import io
-import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
 
-from tools import ROOT, relative
-from tools.chapter import OUTPUT, Cell, Chapter
-from tools.kernel import Kernel
+from tools import ENGINE, ROOT, relative
+from tools.chapter import OUTPUT, Chapter, Fence
+from tools.page import run
+from tools.page.kernel import Chunk, describe, installed
+from tools.page.run import OutputMismatchError
+from tools.tangle import engine_chunks
+
+__all__ = ["OPTIONAL", "EngineImportError", "Notebook", "OutputMismatchError", "updated_outputs"]
 
 # Modules a fence may import that the book does not require, and what their absence means.
 OPTIONAL = {
-    "torch": "PyTorch is not installed, so the folded 'The same in PyTorch' fences do not "
-    "run (MICROGRAD_EXTRAS=torch python3 tools/dev.py test installs it)",
+    "torch": "the folded 'The same in PyTorch' fences need it "
+    "(MICROGRAD_EXTRAS=torch python3 tools/dev.py test installs it)",
 }
+LEARNER_REMEDY = "Your engine and the book's disagree here: the lines with - are the book's."
+
+describe_error = describe
 
 
 def needs_optional(module: str) -> bool:
     """Is ``module`` (a name a fence imports) one of the OPTIONAL modules, or inside one?"""
     return module.split(".")[0] in OPTIONAL
-
-
-def missing_optional(code_imports) -> str | None:
-    """Why a fence importing these modules cannot run here, or None if it can."""
-    for module in code_imports:
-        top = module.split(".")[0]
-        if needs_optional(top) and importlib.util.find_spec(top) is None:
-            return OPTIONAL[top]
-    return None
-
-
-class OutputMismatchError(AssertionError):
-    """A fence printed something other than its ```output block shows."""
 
 
 class EngineImportError(ImportError):
@@ -76,39 +61,99 @@ def import_engine(path: Path) -> types.ModuleType:
     module.__file__ = str(path)
     try:
         code = compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
-        with as_micrograd(module):
+        with installed(module):
             exec(code, module.__dict__)
     except Exception as error:
-        raise EngineImportError(f"{path} does not import: {describe_error(error)}") from error
+        raise EngineImportError(f"{path} does not import: {describe(error)}") from error
     return module
 
 
-@contextlib.contextmanager
-def as_micrograd(module: types.ModuleType):
-    """Make ``module`` what `import micrograd` gives, until the block ends."""
-    before = sys.modules.get("micrograd")
-    sys.modules["micrograd"] = module
-    try:
-        yield
-    finally:
-        if before is None:
-            del sys.modules["micrograd"]
+def blockers(
+    fences: list[Fence], needs: Callable[[Fence], tuple[str, str] | None]
+) -> list[str | None]:
+    """For each python fence of a chapter, why it cannot run where ``needs`` says what is
+    lacking (for a fence: what it needs, and why that stops it), or None if it can. A
+    fence that uses a name which only such a fence above it binds cannot run either. A
+    fence that does not parse runs, and fails as it would anywhere."""
+    reasons: list[str | None] = []
+    defined: set[str] = set()  # names that fences which run have bound so far
+    missing: dict[str, str] = {}  # names only a blocked fence binds -> what stops that fence
+    for fence in fences:
+        names = fence.names
+        reason = cause = None
+        if names.parses:
+            need = needs(fence)
+            lacking = sorted(names.free & missing.keys())
+            if need is not None:
+                cause = need[0]
+                reason = f"it {cause}, {need[1]}"
+            elif lacking:
+                cause = missing[lacking[0]]
+                said = ", ".join(f"`{name}`" for name in lacking)
+                reason = f"it uses {said} from a fence above that {cause}"
+        if reason is None:
+            defined |= names.bound
+            for name in names.bound:
+                missing.pop(name, None)
         else:
-            sys.modules["micrograd"] = before
+            for name in names.bound - defined:
+                missing.setdefault(name, cause)
+        reasons.append(reason)
+    return reasons
 
 
-def describe_error(error: BaseException) -> str:
-    """``Type: message``, even when the message cannot be formatted (a Value whose
-    __repr__ raises, in an assertion's message)."""
-    try:
-        message = str(error)
-    except Exception as broken:
-        message = f"(message not shown: formatting it raised {type(broken).__name__})"
-    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+def optional_needs(everything: bool = True):
+    """``needs`` for this machine: an OPTIONAL module that is not installed (with
+    ``everything`` False, any OPTIONAL module: the run does without them)."""
+
+    def needs(fence: Fence) -> tuple[str, str] | None:
+        for module in fence.names.imports:
+            top = module.split(".")[0]
+            if not needs_optional(top):
+                continue
+            if not everything:
+                return f"imports `{top}`", "and this run does without the optional modules"
+            if importlib.util.find_spec(top) is None:
+                return f"imports `{top}`", f"which is not installed here: {OPTIONAL[top]}"
+        return None
+
+    return needs
+
+
+def engine_before(path: Path, book: Path | None = None) -> list[Chunk]:
+    """The engine chunks of the chapters of ``book`` (default: the chapter's folder) that
+    come before the chapter ``path`` in reading order, in that order (the tangler's); for
+    the home page, which shows the finished engine, all of them."""
+    chunks = engine_chunks(book or path.parent)
+    if path.name != "index.md":
+        key = (True, path.name)  # chapters' reading order: index.md first, then by name
+        chunks = [c for c in chunks if (c.fence.path.name != "index.md", c.fence.path.name) < key]
+    return [Chunk(c.chapter, c.fence.line, c.fence.code) for c in chunks]
+
+
+def cells_of(chapter: Chapter, needs) -> list[run.Cell]:
+    """The chapter's python fences as the runner's cells."""
+    fences = [cell.fence for cell in chapter.cells]
+    return [
+        run.Cell(
+            c.line,
+            c.fence.code,
+            c.fence.is_engine,
+            c.output.code if c.output else None,
+            why,
+            c.output.line - 1 if c.output else 0,
+        )
+        for c, why in zip(chapter.cells, blockers(fences, needs))
+    ]
 
 
 class Notebook:
-    """One chapter's namespace, and how far into the chapter it has run."""
+    """One chapter file, run through tools/page/run.py's Notebook, one fence at a time.
+
+    ``book``: the folder whose chapters come before this one (default: its own).
+    ``optional`` False: fences that import an OPTIONAL module never run, installed or not
+    (what is drawn from a chapter must come out the same without them).
+    """
 
     def __init__(
         self,
@@ -117,109 +162,88 @@ class Notebook:
         check_outputs: bool = True,
         patch: Callable[[types.ModuleType], None] | None = None,
         optional: bool = True,
+        book: Path | None = None,
     ):
         self.path = path
-        # False: fences that import an OPTIONAL module never run, installed or not (what
-        # is drawn from a chapter must come out the same without them).
-        self.optional = optional
-        self.check_outputs = check_outputs  # False while --update-outputs rewrites them
         self.chapter = Chapter.read(path)
         self.cells = self.chapter.cells
-        self.kernel = Kernel(str(path))  # the namespace, and the engine fences run so far
-        self.namespace = self.kernel.namespace
-        self.engine_file = engine  # a learner's micrograd.py, used instead of engine fences
-        self.patch = patch  # applied to the learner's module once imported (a diagnosis)
-        self._learner_module: types.ModuleType | None = None
-        self.next = 0  # index of the next cell to run
+        self.engine_module = None  # a learner's engine, used instead of the engine chunks
+        self.engine_error: EngineImportError | None = None  # raised by the first cell run
+        if engine is not None:
+            try:
+                self.engine_module = import_engine(engine)
+            except EngineImportError as error:
+                self.engine_error, self.engine_module = error, types.ModuleType("micrograd")
+            if patch is not None and self.engine_error is None:
+                patch(self.engine_module)
+        self.runner = run.Notebook(
+            relative(path, ROOT),
+            cells_of(self.chapter, optional_needs(optional)),
+            before=engine_before(path, book),
+            engine=self.engine_module,
+            check_outputs=check_outputs,
+            remedy=LEARNER_REMEDY if engine is not None else run.UPDATE,
+            file=str(ROOT / ENGINE),
+        )
+        self.namespace = self.runner.namespace
+        self.skipped = {
+            i: f"not run: {cell.blocked}"
+            for i, cell in enumerate(self.runner.cells)
+            if cell.blocked
+        }
         self.failure: str | None = None  # where and how the first failing cell failed
         self.error: BaseException | None = None
-        self.printed: dict[int, str] = {}  # cell index -> what it printed
-        self.skipped: dict[int, str] = {}  # cell index -> why it did not run
+
+    @property
+    def next(self) -> int:
+        """The index of the next cell to run."""
+        return self.runner.next
+
+    @next.setter
+    def next(self, index: int) -> None:  # learner mode steps over a cell it cannot run
+        self.runner.next = index
+
+    @property
+    def printed(self) -> dict[int, str]:
+        """What each cell that ran printed, by index."""
+        return {i: o.printed for i, o in self.runner.outcomes.items() if o.state != "blocked"}
 
     def index_of(self, first_line: int) -> int:
         return next(i for i, c in enumerate(self.cells) if c.line == first_line)
 
     def run_until(self, index: int) -> None:
         """Run the cells above ``index`` that have not run, stopping at a failure."""
-        while self.next < index and self.failure is None:
-            with contextlib.suppress(Exception):  # recorded in self.failure
-                self.run_next()
+        if self.failure is None and self.next < index:
+            with contextlib.suppress(EngineImportError):
+                self._check_engine()
+                self.runner.run(index - 1)
+                self._note()
+
+    def _check_engine(self) -> None:
+        """A learner's engine that does not import fails the first cell run."""
+        if self.engine_error is not None:
+            self.failure = self.failure or describe(self.engine_error)
+            self.error = self.error or self.engine_error
+            raise self.engine_error
 
     def run_next(self) -> None:
         """Run the next cell; on failure, remember it and raise."""
-        index, cell = self.next, self.cells[self.next]
-        self.next += 1
-        imports = cell.fence.names.imports
-        reason = missing_optional(imports)
-        if reason is None and not self.optional and any(needs_optional(m) for m in imports):
-            reason = "left out: this run does without the optional modules"
-        if reason is not None:
-            self.skipped[index] = reason  # its output block stays as it is
-            return
-        printed = io.StringIO()
-        try:
-            with self._learner_engine():
-                if not (cell.fence.is_engine and self.engine_file is not None):
-                    self.kernel.run(cell.fence.code, cell.line, cell.fence.is_engine, printed)
-            self.printed[index] = printed.getvalue()
-            if self.check_outputs:
-                self._check_output(cell, printed.getvalue())
-        except BaseException as error:
-            where = f"{relative(self.path, ROOT)}:{cell.line - 1}"
-            self.failure = f"{where}: {describe_error(error)}".split("\n")[0]
-            self.error = error
-            shown = printed.getvalue() and not isinstance(error, OutputMismatchError)
-            if shown and hasattr(error, "add_note"):  # add_note: Python 3.11+
-                error.add_note(f"The fence printed:\n{printed.getvalue().rstrip()}")
-            raise
+        self._check_engine()
+        outcome = self.runner.run(self.next)
+        self._note()
+        if outcome.state == "failed":
+            raise outcome.error
 
-    @contextlib.contextmanager
-    def _learner_engine(self):
-        """With ``engine_file``: it is `micrograd` while a fence runs, and in a chapter that
-        builds the engine its public names are in the namespace from the start, where the
-        engine fences (which do not run) would have put the book's."""
-        if self.engine_file is None:
-            yield
+    def _note(self) -> None:
+        """Remember the first failure: where and how (``failure``), and the error."""
+        first = self.runner.first_failure
+        if first is None or self.failure is not None:
             return
-        if self._learner_module is None:
-            self._learner_module = import_engine(self.engine_file)
-            if self.patch is not None:
-                self.patch(self._learner_module)
-            if any(cell.fence.is_engine for cell in self.cells):
-                names = vars(self._learner_module).items()
-                self.namespace.update({k: v for k, v in names if not k.startswith("_")})
-        with as_micrograd(self._learner_module):
-            yield
-
-    def _check_output(self, cell: Cell, printed: str) -> None:
-        where = f"{relative(self.path, ROOT)}:{cell.line - 1}"
-        if cell.output is None:
-            if printed:
-                raise OutputMismatchError(
-                    f"{where}: the fence prints, but no ```output block follows it to show "
-                    f"the reader what. It printed:\n{printed.rstrip()}\n"
-                    "Add the block, or run the tests with --update-outputs to add it."
-                )
-            return
-        if printed != cell.output.code:
-            diff = "".join(
-                difflib.unified_diff(
-                    cell.output.code.splitlines(keepends=True),
-                    printed.splitlines(keepends=True),
-                    f"the ```output block (line {cell.output.line - 1})",
-                    "what the fence printed",
-                )
-            )
-            remedy = (
-                "Your engine and the book's disagree here: the lines with - are the book's."
-                if self.engine_file
-                else "If the code is right, fix the block or run the tests with "
-                "--update-outputs (then fix the prose that quotes it)."
-            )
-            raise OutputMismatchError(
-                f"{where}: the fence printed something other than what its ```output block "
-                f"shows:\n{diff}\n{remedy}"
-            )
+        outcome = self.runner.outcomes[first]
+        self.failure, self.error = outcome.report.split("\n")[0], outcome.error
+        shown = outcome.printed and not isinstance(outcome.error, OutputMismatchError)
+        if shown and hasattr(outcome.error, "add_note"):  # add_note: Python 3.11+
+            outcome.error.add_note(f"The fence printed:\n{outcome.printed.rstrip()}")
 
 
 def updated_outputs(path: Path, printed: dict[int, str]) -> str:

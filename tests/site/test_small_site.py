@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -14,10 +15,12 @@ from tests.helpers.site import build_small_site
 from tools.site import page_data
 from tools.site.editor import editor_bundle
 from tools.site.runtime import (
+    ENGINE_JSON,
     LIVE_PYTHON,
-    PAGE_PYTHON,
+    PAGE_ZIP,
     RUNTIME_FILES,
     RuntimeUnavailableError,
+    page_zip,
     runtime_tarballs,
 )
 
@@ -71,7 +74,10 @@ def test_with_the_runtime_pages_carry_their_fences(tmp_path):
                 shipped = (first / place).read_bytes()
                 assert shipped == archive.extractfile(f"package/{name}").read(), place
     assert sorted(p.name for p in (first / "assets" / "pyodide").iterdir()) == sorted(RUNTIME_FILES)
-    for name in [*PAGE_PYTHON, *LIVE_PYTHON]:
+    assert (first / PAGE_ZIP).read_bytes() == page_zip()  # tools/page/, whole
+    chunks = json.loads((first / ENGINE_JSON).read_text(encoding="utf-8"))
+    assert [(c["line"], c["code"]) for c in chunks] == [(4, page["fences"][0]["code"])]
+    for name in LIVE_PYTHON:
         assert (first / "assets" / "notebook" / name).is_file(), name
     # The code editor, on the chapter with fences only, from the site itself.
     assert (first / "assets" / "editor" / "editor.js").read_bytes() == editor_bundle().read_bytes()

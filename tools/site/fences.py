@@ -5,7 +5,7 @@ code, first line, engine or not, and why the fence cannot run in a browser, if i
 read through tools/chapter.py.
 docs/assets/notebook/notebook.js puts the controls on the page's python code blocks,
 which are these fences in the same order. The fences run in a Web Worker
-(docs/assets/notebook/worker.js) through tools/kernel.py, the same code that runs them
+(docs/assets/notebook/worker.js) through tools/page/run.py, the same code that runs them
 under pytest.
 """
 
@@ -16,9 +16,10 @@ from pathlib import Path
 
 from tools import relative
 from tools.chapter import Chapter, Fence
+from tools.notebook import blockers, engine_before
 
 # Which fences cannot run in the browser. The page has the standard library, the engine
-# and pytest.raises (tools/site/page_pytest.py), and no files, processes, network or screen.
+# and pytest.raises (tools/page/pytest.py), and no files, processes, network or screen.
 PAGE_MODULES = {"micrograd", "pytest"}
 NOT_IN_A_BROWSER = {
     "subprocess", "multiprocessing", "concurrent", "pty", "signal",  # processes
@@ -28,7 +29,7 @@ NOT_IN_A_BROWSER = {
 FILE_CALLS = {"open", "read_text", "write_text", "read_bytes", "write_bytes", "iterdir"}
 
 
-def _needs(fence: Fence) -> tuple[str, str] | None:
+def needs(fence: Fence) -> tuple[str, str] | None:
     """What this fence needs that the page lacks (a module or files), and why that stops
     it, as ("imports `x`", "which the page's Python does not have"); or None."""
     standard = set(sys.stdlib_module_names) - NOT_IN_A_BROWSER
@@ -44,39 +45,9 @@ def _needs(fence: Fence) -> tuple[str, str] | None:
     return None
 
 
-def blockers(fences: list[Fence]) -> list[str | None]:
-    """For each python fence of a chapter, why the page cannot run it, or None if it can.
-
-    A fence cannot run in the page if it imports a module other than the standard
-    library's (less NOT_IN_A_BROWSER), micrograd and pytest, or if it reads or writes
-    files. Nor can a fence that uses a name which only such a fence above it defines.
-    A fence that does not parse runs, and fails as it would under pytest.
-    """
-    reasons: list[str | None] = []
-    defined: set[str] = set()  # names that fences the page runs have bound so far
-    missing: dict[str, str] = {}  # names only a skipped fence binds -> what stops that fence
-    for fence in fences:
-        names = fence.names
-        reason = cause = None
-        if names.parses:
-            needs = _needs(fence)
-            lacking = sorted(names.free & missing.keys())
-            if needs is not None:
-                cause = needs[0]
-                reason = f"it {cause}, {needs[1]}"
-            elif lacking:
-                cause = missing[lacking[0]]
-                said = ", ".join(f"`{name}`" for name in lacking)
-                reason = f"it uses {said} from a fence above that {cause}"
-        if reason is None:
-            defined |= names.bound
-            for name in names.bound:
-                missing.pop(name, None)
-        else:
-            for name in names.bound - defined:
-                missing.setdefault(name, cause)
-        reasons.append(reason)
-    return reasons
+def blocked(fences: list[Fence]) -> list[str | None]:
+    """For each python fence of a chapter, why the page cannot run it, or None."""
+    return blockers(fences, needs)
 
 
 def page_fences(path: Path) -> dict:
@@ -97,14 +68,17 @@ def page_fences(path: Path) -> dict:
     return {
         "chapter": relative(path),
         "figures": sorted(figures, key=lambda figure: figure["line"]),
+        "engine_before": len(engine_before(path)),  # chunks of assets/notebook/engine.json
         "fences": [
             {
-                "line": fence.line,  # of the first line of code
-                "code": fence.code,
-                "engine": fence.is_engine,
+                "line": cell.line,  # of the first line of code
+                "code": cell.fence.code,
+                "engine": cell.fence.is_engine,
+                "output": cell.output.code if cell.output else None,  # the book's
+                "output_line": cell.output.line - 1 if cell.output else 0,
                 "blocked": reason,
             }
-            for fence, reason in zip(fences, blockers(fences))
+            for cell, reason in zip(chapter.cells, blocked(fences))
         ],
     }
 

@@ -232,7 +232,9 @@ def on_post_build(config, **_):
     if _build["shim"] is not None:
         runtime.install_packages(_build["shim"], Path(config["site_dir"]))
     if _build["runtime"] is not None:
-        runtime.install_runtime(_build["runtime"], Path(config["site_dir"]))
+        runtime.install_runtime(
+            _build["runtime"], Path(config["site_dir"]), Path(config["docs_dir"])
+        )
         editor.install_editor(_build["editor"], Path(config["site_dir"]))
         if (Path(config.docs_dir) / learner.PAGE).exists():
             learner.install_bundle(Path(config["site_dir"]), Path(config.docs_dir))

@@ -42,7 +42,9 @@ ENGINE_NAME = "micrograd.py"  # the learner's file, as the table names it (and t
 BOOK_TOOLS = (
     "tools/__init__.py",
     "tools/chapter.py",
-    "tools/kernel.py",
+    "tools/page/__init__.py",
+    "tools/page/kernel.py",
+    "tools/page/run.py",
     "tools/learner.py",
     "tools/notebook.py",
     "tools/tangle.py",
@@ -136,10 +138,10 @@ def install_bundle(site: Path, docs: Path = DOCS) -> None:
 def _blocked(chapter: Path) -> frozenset[int]:
     """The cells of ``chapter`` that the page's Python cannot run (tools/site/fences.py)."""
     from tools.chapter import Chapter
-    from tools.site.fences import blockers
+    from tools.site.fences import blocked
 
     cells = Chapter.read(chapter).cells
-    return frozenset(i for i, why in enumerate(blockers([c.fence for c in cells])) if why)
+    return frozenset(i for i, why in enumerate(blocked([c.fence for c in cells])) if why)
 
 
 WORKING = "/tmp/learner"  # in the page's Python: where the learner's micrograd.py is written

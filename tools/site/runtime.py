@@ -6,9 +6,10 @@
   once into a cache outside the repository (``~/.cache/literate-micrograd``, or
   ``$MICROGRAD_CACHE``); every build checks each tarball against its pin and copies the
   files the page needs into the site (``assets/pyodide/``, ``assets/viz/``), with the
-  Python files the page runs (the engine, the kernel that runs fences, pytest.raises, and
-  what draws figures live). The page asks nothing of any other host, and loads Graphviz
-  only the first time it draws (docs/assets/notebook/worker.js).
+  Python the page runs: the folder tools/page/ whole, as one zip, and the book's engine
+  chunks, from which the page builds the engine as of each chapter. The page asks nothing
+  of any other host, and loads Graphviz only the first time it draws
+  (docs/assets/notebook/worker.js).
 * Without npm (or offline, with an empty cache) the site builds without Run buttons, and
   the build says in one line how to enable them (tools/site/hooks.py).
 """
@@ -17,16 +18,20 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
+import json
 import os
 import shutil
 import subprocess
 import tarfile
 import tempfile
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools import ROOT
+from tools.tangle import engine_chunks
 
 
 @dataclass(frozen=True)
@@ -75,12 +80,10 @@ VIZ = Package(
     {"dist/viz.js": "assets/viz/viz.js"},
 )
 PACKAGES = (PYODIDE_PACKAGE, VIZ)
-NOTEBOOK_DIR = "assets/notebook"  # notebook.js and worker.js (from docs/), and the .py below
-PAGE_PYTHON = {  # written into the browser's Python next to the chapter's fences
-    "micrograd.py": ROOT / "micrograd.py",
-    "kernel.py": ROOT / "tools" / "kernel.py",
-    "pytest.py": ROOT / "tools" / "site" / "page_pytest.py",
-}
+NOTEBOOK_DIR = "assets/notebook"  # notebook.js and worker.js (from docs/), and what follows
+PAGE_PYTHON = ROOT / "tools" / "page"  # what the page's Python runs: the folder, whole
+PAGE_ZIP = f"{NOTEBOOK_DIR}/page.zip"  # ... as tools/page/*.py, unpacked by worker.js
+ENGINE_JSON = f"{NOTEBOOK_DIR}/engine.json"  # the engine chunks, in book order
 LIVE_PYTHON = {  # and, the first time a figure is drawn live, the figures' own code
     "tools/__init__.py": ROOT / "tools" / "__init__.py",
     "tools/figures.py": ROOT / "tools" / "figures.py",
@@ -168,10 +171,39 @@ def install_packages(tarballs: Mapping[Package, Path], site: Path) -> None:
                 target.write_bytes(archive.extractfile(f"package/{name}").read())
 
 
-def install_runtime(tarballs: Mapping[Package, Path], site: Path) -> None:
-    """Copy the runtimes' files and the page's Python files into the built site."""
+def zipped(files: Mapping[str, bytes]) -> bytes:
+    """A zip of ``files`` (name -> bytes), the same bytes on every build."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, data in files.items():
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+    return out.getvalue()
+
+
+def page_zip() -> bytes:
+    """Every Python file of tools/page/, under its path from the repository."""
+    files = sorted(PAGE_PYTHON.rglob("*.py"))
+    return zipped({path.relative_to(ROOT).as_posix(): path.read_bytes() for path in files})
+
+
+def engine_json(docs: Path) -> str:
+    """The book's engine chunks in book order: each chapter page's Python takes the ones
+    before it (its fence data says how many) to build the engine as of its place."""
+    chunks = [
+        {"chapter": c.chapter, "line": c.fence.line, "code": c.fence.code}
+        for c in engine_chunks(docs)
+    ]
+    return json.dumps(chunks, indent=0)
+
+
+def install_runtime(tarballs: Mapping[Package, Path], site: Path, docs: Path) -> None:
+    """Copy the runtimes' files and the page's Python into the built site."""
     install_packages(tarballs, site)
+    (site / PAGE_ZIP).write_bytes(page_zip())
+    (site / ENGINE_JSON).write_text(engine_json(docs), encoding="utf-8")
     notebook = site / NOTEBOOK_DIR
-    for name, source in {**PAGE_PYTHON, **LIVE_PYTHON}.items():
+    for name, source in LIVE_PYTHON.items():
         (notebook / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, notebook / name)

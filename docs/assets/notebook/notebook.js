@@ -9,20 +9,14 @@
 // fences; Shift+Enter or Ctrl+Enter runs, Esc goes back to the Run button). Above the
 // first fence, the chapter's bar: Run all, Restart, Reset all.
 //
-// As in a notebook, Run on a fence first runs the fences above it that have not run, then
-// it; Run on a fence that has run runs it again alone, in the namespace as it is, and
-// marks the fences below it that ran stale. A failure stops a Run there, as under pytest;
-// Run all (every fence, from a fresh namespace) goes on past output other than the
-// book's, so the differences show downstream, and stops at an exception. What a fence
-// prints and how it failed appear under it; under an ```output block, output the same as
-// the book's only marks the block, other output takes its place (the book's folded
-// beside it).
-//
-// The graph figures are drawn again from the reader's state (tools/site/live.py): once the
-// fences above a figure have run and one of them was the reader's code rather than the
-// book's, the figure (and its step-through) shows what that code makes; once the book's
-// code runs again, the book's figure is back. A fence that prints a graph (graph_dot's
-// DOT text) gets it drawn under what it printed.
+// How the chapter runs (run the fences above, rerun one alone, Run all, stale marks, output
+// compared with the book's, where a failure is, which figures to draw again) is decided
+// in Python, by tools/page/run.py in the worker, the same code that runs chapters under
+// pytest. This script asks it to run and shows what it tells: what a fence prints and
+// how it failed appear under it; under an ```output block, output the same as the book's
+// only marks the block, other output takes its place (the book's folded beside it). A
+// graph figure drawn again from the reader's code replaces the book's until the book's
+// code runs again; a graph a fence prints is drawn under what it printed.
 //
 // Python runs in a Web Worker (worker.js) that is created when the reader first reaches
 // for a fence's controls (the pointer over a Run bar, or focus on it or in a fence's
@@ -126,19 +120,12 @@
       this.fence = fence;
       this.index = index;
       this.block = block;
-      this.ranText = null; // the code it last ran, in this namespace
+      this.same = false; // what it printed last is the book's output
       if (block) this.decorate();
     }
 
     get where() {
       return `line ${this.fence.line - 1}`; // the opening ``` line, as pytest reports it
-    }
-
-    // Where a failure of this fence happened: the chapter line its report names first
-    // ("docs/x.md:45: AssertionError"), else the fence's opening line.
-    failedAt(failure) {
-      const named = /^[^\n]*?\.md:(\d+): /.exec(failure);
-      return named ? `line ${named[1]}` : `the fence at ${this.where}`;
     }
 
     decorate() {
@@ -233,12 +220,6 @@
       CodeEditor.setText(this.editor, this.fence.code.replace(/\n$/, ""));
     }
 
-    // A fence above ran again since this one ran: what it shows may no longer hold.
-    outdated() {
-      if (!["ran", "failed", "differs"].includes(this.bar?.dataset.state)) return;
-      this.setState("stale", "stale: a fence above ran again since");
-    }
-
     setState(state, status) {
       if (!this.bar || this.fence.blocked) return;
       this.bar.dataset.state = state;
@@ -253,7 +234,7 @@
       if (!this.result) return;
       this.result.hidden = true;
       this.printed.textContent = this.failure.textContent = this.caption.textContent = "";
-      this.ranText = null;
+      this.same = false;
       this.graphs.replaceChildren();
       if (this.book) {
         this.book.hidden = false;
@@ -269,7 +250,7 @@
     show() {
       const printed = this.printed.textContent;
       const failed = this.failure.textContent !== "";
-      const same = this.book !== null && printed === this.bookText;
+      const same = this.book !== null && this.same;
       if (this.book) {
         this.book.hidden = !same && (printed !== "" || failed);
         if (same && !failed) this.book.dataset.run = "same";
@@ -282,18 +263,6 @@
       let caption = this.printed.hidden ? "" : "output of this run";
       if (!this.printed.hidden && this.book) caption += ", not the book's (folded below)";
       this.caption.textContent = caption;
-    }
-
-    // As under pytest, the book's own code printing other than its ```output block is a
-    // failed check (an edit above broke something); a fence the reader edited may differ.
-    differs() {
-      if (!this.book || this.text.trimEnd() !== this.fence.code.trimEnd()) return null;
-      if (this.printed.textContent === this.bookText) return null;
-      return (
-        // The line of the fence's opening backticks, as pytest names it (tools/notebook.py).
-        `${this.notebook.chapter}:${this.fence.line - 1}: OutputMismatchError: the fence printed ` +
-        "something other than what its output block shows (this run's output is above, the book's folded below it)"
-      );
     }
 
     print(text) {
@@ -333,8 +302,20 @@
     // This fence runs now: it says so, and Stop is on it.
     running(k, n) {
       if (!this.runButton) return;
+      this.clear();
       this.setState("running", n > 1 ? `running fence ${k} of ${n}…` : "running…");
       this.stopButton.hidden = false;
+    }
+
+    // How its run ended, as tools/page/run.py tells it.
+    done({ state, report, same }) {
+      if (!this.runButton) return;
+      this.stopButton.hidden = true;
+      this.same = same;
+      if (report !== null) this.fail(report);
+      else this.show();
+      const said = { ran: "ran", failed: "failed", differs: "ran: its output differs from the book's" };
+      this.setState(state, said[state]);
     }
   }
 
@@ -400,13 +381,13 @@
 
   class Notebook {
     constructor(page, blocks) {
+      this.page = page;
       this.chapter = page.chapter;
       this.cells = page.fences.map((fence, index) => new Cell(this, fence, index, blocks[index]));
-      this.next = 0; // fences before this index have run in the worker's namespace
-      this.stale = true; // the worker's namespace is not this page's: start afresh
-      this.worker = null; // the worker the namespace is in (python.worker, while it lives)
+      this.worker = null; // the worker whose namespace is this page's (null: none is)
       this.target = null; // the fence whose Run is in progress
-      this.waiting = null; // {resolve, reject, cell} of the fence running now
+      this.waiting = null; // {resolve, reject} of the Run in progress, once Python has it
+      this.running = null; // the fence running now
       this.loading = null; // the fence whose Run waits for Python to load
       this.figures = (page.figures || []).map((figure) => new LiveFigure(figure));
       this.left = false; // another page is shown
@@ -475,23 +456,34 @@
     }
 
     receive(message) {
-      const waiting = this.waiting;
-      if (message.kind === "print" && waiting) waiting.cell.print(message.text);
-      else if (message.kind === "done" && waiting) waiting.resolve(message.failure);
-      else if (message.kind === "figure") this.figures.find((f) => f.name === message.name)?.drawn(message);
-      else if (message.kind === "graphs") this.cells[message.index].drew(message.drawn);
+      if (message.kind === "event") this.told(message.event);
+      else if (message.kind === "finished" && this.waiting) this.waiting.resolve();
+      else if (message.kind === "figure") {
+        const figure = this.figures.find((f) => f.name === message.name);
+        if (message.book) figure?.restore();
+        else figure?.drawn(message);
+      } else if (message.kind === "graphs") this.cells[message.index].drew(message.drawn);
+    }
+
+    // What tools/page/run.py tells as the run goes (see its docstring).
+    told(event) {
+      const cell = this.cells[event.index];
+      if (event.kind === "fresh") this.cells.forEach((c) => c.clear());
+      else if (event.kind === "running") {
+        this.running = cell;
+        cell.running(event.k, event.n);
+        const target = this.cells[this.target];
+        if (event.k === 1 && event.n > 1) target.setState("waiting", "waiting: the fences above it run first");
+      } else if (event.kind === "print") cell.print(event.text);
+      else if (event.kind === "done") cell.done(event);
+      else cell.setState(event.kind, event.status); // not-run, stale
     }
 
     broken(failure) {
       if (this.waiting) this.waiting.reject(failure);
     }
 
-    // Run fence `target`, as a notebook does: after the fences above it that have not run
-    // yet; a fence that has run already (edited since, or not) runs again alone, in the
-    // namespace as it is, and the fences below it that ran are marked stale. `all`: Run
-    // all, every fence from a fresh namespace, and output other than the book's does not
-    // stop it (the differences show all the way down); an exception stops it, as under
-    // pytest, and so does any failure for a Run of one fence.
+    // Run fence `target` as tools/page/run.py decides (a notebook's Run); `all`: Run all.
     async run(target, { all = false } = {}) {
       const cell = this.cells[target];
       if (location.protocol === "file:") {
@@ -512,46 +504,30 @@
           await python.ready;
           if (this.left) throw new Stopped();
         }
-        if (all || this.stale || this.worker !== python.worker) this.fresh();
-        let queue;
-        if (target < this.next) {
-          queue = [cell];
-          this.cells.slice(target + 1, this.next).forEach((later) => later.outdated());
-        } else queue = this.cells.slice(this.next, target + 1).filter((c) => !c.fence.blocked);
-        if (queue.length > 1) cell.setState("waiting", "waiting: the fences above it run first");
-        for (const [k, current] of queue.entries()) {
-          this.next = Math.max(this.next, current.index + 1);
-          const failure = await this.runCell(current, k + 1, queue.length, all);
-          if (failure === null) this.ran(current);
-          else {
-            // under pytest too, nothing runs after the first failure
-            queue.slice(k + 1).forEach((later) => {
-              later.setState("not-run", `not run: ${current.failedAt(failure)} failed first`);
-            });
-            break;
-          }
-        }
+        if (this.worker !== python.worker) this.open();
+        const codes = {};
+        for (const c of this.cells) if (c.editor) codes[c.index] = c.text;
+        await new Promise((resolve, reject) => {
+          this.waiting = { resolve, reject };
+          python.post({ kind: "run", target, codes: JSON.stringify(codes), all });
+        });
       } catch (error) {
         if (!(error instanceof Stopped)) {
           cell.fail(String(error.message || error));
           cell.setState("broken", "Python could not run");
         }
       } finally {
-        this.target = null;
-        this.waiting = null;
-        this.loading = null;
+        this.target = this.waiting = this.loading = this.running = null;
         this.busy(false);
         if (!this.left) document.body.dataset.notebook = "idle";
       }
     }
 
-    // A fresh namespace for the chapter, in the worker there is (nothing has run in it).
-    fresh() {
+    // A fresh namespace for the chapter, in the worker there is.
+    open() {
       this.worker = python.worker;
-      python.post({ kind: "fresh", chapter: this.chapter });
+      python.post({ kind: "open", page: JSON.stringify(this.page) });
       this.cells.forEach((c) => c.clear());
-      this.next = 0;
-      this.stale = false;
     }
 
     busy(running) {
@@ -563,8 +539,7 @@
     restart() {
       if (this.target !== null) return;
       this.cells.forEach((c) => c.clear());
-      this.next = 0;
-      this.stale = true;
+      this.worker = null;
     }
 
     // Python tells how far its start has come ("loading Python 2/4…").
@@ -572,59 +547,9 @@
       if (this.loading) this.loading.setState("loading", text);
     }
 
-    // After a fence ran: draw what it printed, and the figures between it and the next fence.
-    ran(cell) {
-      cell.ranText = cell.text;
-      // a fence that ran, in the code it last ran, was not the book's: draw from the namespace
-      const changed = this.cells
-        .slice(0, cell.index + 1)
-        .some((c) => c.ranText !== null && c.ranText.trimEnd() !== c.fence.code.trimEnd());
-      if (cell.printed.textContent.includes("digraph")) {
-        python.post({ kind: "graphs", index: cell.index, text: cell.printed.textContent });
-      }
-      const next = this.cells[cell.index + 1];
-      for (const figure of this.figures) {
-        if (figure.line < cell.fence.line || (next && figure.line > next.fence.line)) continue;
-        if (changed) python.post({ kind: "figure", name: figure.name });
-        else figure.restore();
-      }
-    }
-
-    runCell(cell, k = 1, n = 1, all = false) {
-      cell.clear();
-      cell.running(k, n);
-      return new Promise((resolve, reject) => {
-        this.waiting = { resolve, reject, cell };
-        python.post({
-          kind: "run",
-          index: cell.index,
-          code: cell.text,
-          line: cell.fence.line,
-          engine: cell.fence.engine,
-        });
-      }).then((failure) => {
-        cell.stopButton.hidden = true;
-        if (failure !== null) cell.ranText = null; // it did not finish
-        const differs = failure === null ? cell.differs() : null;
-        if (differs !== null && all) {
-          cell.fail(differs); // Run all goes on, showing the differences downstream
-          cell.setState("differs", "ran: its output differs from the book's");
-          return null;
-        }
-        if (failure === null) failure = differs;
-        if (failure === null) cell.setState("ran", "ran");
-        else {
-          cell.fail(failure);
-          cell.setState("failed", "failed");
-        }
-        return failure;
-      });
-    }
-
     stop() {
       if (this.target === null) return;
-      const running = this.waiting ? this.waiting.cell : this.cells[this.target];
-      running.setState("stopped", "stopped: the next Run starts Python afresh");
+      (this.running ?? this.cells[this.target]).setState("stopped", "stopped: the next Run starts Python afresh");
       if (this.waiting) this.waiting.reject(new Stopped());
       python.stop();
     }

@@ -1,32 +1,31 @@
 // The Python side of a chapter page's Run buttons, in a Web Worker (a module worker:
 // Pyodide refuses classic ones), so that a long loop never freezes the page; Stop
-// terminates this worker. notebook.js creates it on the first Run click.
+// terminates this worker. notebook.js creates it when the reader first reaches for a fence.
 //
 // It loads Pyodide from the site itself (assets/pyodide/, copied there by
-// tools/site/runtime.py), writes micrograd.py, kernel.py and pytest.py (the page's
-// pytest.raises) into Pyodide's file system, and runs fences with tools/kernel.py: the
-// same code that runs them under pytest.
+// tools/site/runtime.py), unpacks the page's Python (page.zip: the folder tools/page/,
+// whole) and reads the book's engine chunks (engine.json). How a chapter runs is decided
+// there, in tools/page/run.py, the same code that runs chapters under pytest: this file
+// only passes messages, and draws what Python asks to be drawn.
 //
-// Figures drawn live (tools/site/live.py): the first time the page asks for a drawing,
-// this worker writes the figures' Python into the file system and loads Graphviz
+// Figures drawn live (tools/site/live.py): the first time a run asks for a drawing, this
+// worker writes the figures' Python into the file system and loads Graphviz
 // (assets/viz/viz.js, WebAssembly inside an ES module), and from then on lays out the DOT
 // that Python hands it, with the attributes of the book's figures written into it.
 //
-// Messages in:  {kind: "fresh", chapter}  a new namespace for the chapter
-//               {kind: "run", index, code, line, engine}
-//               {kind: "figure", name}  draw a figure again from the namespace as it is
-//               {kind: "graphs", index, text}  draw the graphs a fence printed
+// Messages in:  {kind: "open", page}  a fresh namespace for the chapter (page: its fence data, JSON)
+//               {kind: "run", target, codes, all}  codes: JSON, the editors' code by index
 // Messages out: {kind: "loading", step, of, what}  how far loading Python has come
 //               {kind: "ready"}  Python is loaded
-//               {kind: "print", index, text}  as the fence prints
-//               {kind: "done", index, failure}  failure: null, or the kernel's report
-//               {kind: "figure", name, svg, steps, problem}  svg, steps: null if not drawn
+//               {kind: "event", event}  what tools/page/run.py tells, as it happens
+//               {kind: "figure", name, svg, steps, problem}  drawn again (svg null: not drawn)
+//               {kind: "figure", name, book: true}  the book's figure is back
 //               {kind: "graphs", index, drawn: [{svg, problem}]}
+//               {kind: "finished"}  the run is over
 //               {kind: "broken", error}  Python could not be loaded
 // Learner mode (docs/assets/learner/learner.js) has messages of its own: see the end.
 
 const here = (name) => new URL(name, import.meta.url).href;
-const PAGE_PYTHON = ["micrograd.py", "kernel.py", "pytest.py"];
 const LIVE_PYTHON = [ // as tools/site/runtime.py copies them next to this file
   "tools/__init__.py",
   "tools/figures.py",
@@ -55,17 +54,22 @@ function limitStack(pyodide, size = PYTHON_STACK) {
 }
 
 let python = null; // Pyodide, once loaded
-let kernel = null; // the kernel module
-let book = null; // the chapter's Kernel
-let drawing = null; // a promise of {live, viz}: tools.site.live and Graphviz, once asked for
+let bridge = null; // tools.page.bridge
+let engine = null; // engine.json's text
+let book = null; // the chapter's Notebook (tools/page/run.py)
+let drawing = null; // a promise of {live, draw}: tools.site.live and Graphviz, once asked for
+
+async function fetched(name) {
+  const response = await fetch(here(name));
+  if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
+  return response;
+}
 
 async function writeFiles(pyodide, names) {
   for (const name of names) {
-    const response = await fetch(here(name));
-    if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
     const folder = name.split("/").slice(0, -1).join("/");
     if (folder) pyodide.FS.mkdirTree(folder);
-    pyodide.FS.writeFile(name, await response.text());
+    pyodide.FS.writeFile(name, await (await fetched(name)).text());
   }
 }
 
@@ -79,8 +83,15 @@ async function load() {
   const pyodide = await globalThis.loadPyodide({ indexURL: here("../pyodide/") });
   limitStack(pyodide);
   loading(3, "the book's engine");
-  await writeFiles(pyodide, PAGE_PYTHON);
-  kernel = pyodide.pyimport("kernel");
+  const zip = await (await fetched("page.zip")).arrayBuffer();
+  pyodide.unpackArchive(zip, "zip", { extractDir: pyodide.FS.cwd() }); // on sys.path
+  engine = await (await fetched("engine.json")).text();
+  bridge = pyodide.pyimport("tools.page.bridge");
+  // `import pytest` in a fence: the page's pytest.raises; `import micrograd` outside a
+  // chapter's fences: the whole engine, as the tangled file is on a desktop.
+  const modules = pyodide.pyimport("sys").modules;
+  modules.set("pytest", pyodide.pyimport("tools.page.pytest"));
+  modules.set("micrograd", bridge.finished_engine(engine));
   return pyodide;
 }
 
@@ -118,8 +129,8 @@ async function handle(message) {
   if (python === null) return; // broken: notebook.js has been told
   if (message.kind in LEARNER) return learn(message);
   try {
-    if (message.kind === "figure" || message.kind === "graphs") await draw(message);
-    else step(message);
+    if (message.kind === "open") book = bridge.open_chapter(message.page, engine);
+    else if (message.kind === "run") await run(message);
   } catch (error) {
     // Python itself failed (a fence's own errors are reports): nothing more can run here.
     python = null;
@@ -127,42 +138,48 @@ async function handle(message) {
   }
 }
 
-function step(message) {
-  if (message.kind === "fresh") {
-    python.runPython("import sys; sys.modules.pop('micrograd', None)");
-    book = kernel.Kernel(message.chapter);
-  } else if (message.kind === "run") {
-    const echo = (text) => postMessage({ kind: "print", index: message.index, text });
-    const failure = book.attempt(message.code, message.line, message.engine, echo);
-    postMessage({ kind: "done", index: message.index, failure: failure ?? null });
-  }
+// Run as the reader asked; then draw what the run asks to be drawn, in order.
+async function run({ target, codes, all }) {
+  const draws = [];
+  const tell = (text) => {
+    const event = JSON.parse(text);
+    if (event.kind === "figure" || event.kind === "graphs") draws.push(event);
+    else postMessage({ kind: "event", event });
+  };
+  bridge.run(book, target, codes, all, tell);
+  for (const event of draws) await draw(event);
+  postMessage({ kind: "finished" });
 }
 
 // A drawing that fails (the reader's code no longer makes the figure's graph, say) is a
 // problem to show beside the figure, not a broken Python.
-async function draw(message) {
+async function draw(event) {
+  if (event.kind === "figure" && !event.live) {
+    postMessage({ kind: "figure", name: event.name, book: true });
+    return;
+  }
   if (drawing === null) drawing = loadDrawing();
   const { live, draw } = await drawing;
   const reason = (error) => String((error && error.message) || error).trim().split("\n").pop();
-  if (message.kind === "figure") {
+  if (event.kind === "figure") {
     let answer = { svg: null, steps: null, problem: null };
     try {
-      const made = JSON.parse(live.figure(message.name, book.namespace));
-      answer = { ...draw(made.dot, message.name), steps: made.steps };
+      const made = JSON.parse(live.figure(event.name, book.namespace));
+      answer = { ...draw(made.dot, event.name), steps: made.steps };
     } catch (error) {
       answer.problem = `the code that ran above does not make this figure's graph: ${reason(error)}`;
     }
-    postMessage({ kind: "figure", name: message.name, ...answer });
+    postMessage({ kind: "figure", name: event.name, ...answer });
   } else {
-    const graphs = live.printed_graphs(message.text).toJs();
+    const graphs = live.printed_graphs(event.text).toJs();
     const drawn = graphs.map((dot, k) => {
       try {
-        return draw(dot, `printed-${message.index}-${k}`);
+        return draw(dot, `printed-${event.index}-${k}`);
       } catch (error) {
         return { svg: null, problem: `Graphviz could not draw this graph: ${reason(error)}` };
       }
     });
-    postMessage({ kind: "graphs", index: message.index, drawn });
+    postMessage({ kind: "graphs", index: event.index, drawn });
   }
 }
 

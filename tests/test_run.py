@@ -1,0 +1,253 @@
+"""How a chapter runs (tools/page/run.py, tools/page/kernel.py): the one model that pytest,
+learner mode, the figures and the page's Run buttons share.
+
+A small book whose class is built over three chapters proves that the engine grows across
+chapters: each chapter runs with the engine as it stands at its place, and a traceback
+points at the chapter and line where the failing code is written.
+"""
+
+import textwrap
+
+import pytest
+
+from tools import ROOT, relative
+from tools.notebook import Notebook, engine_before
+from tools.page.kernel import Chunk
+from tools.page.run import Cell
+from tools.page.run import Notebook as Runner
+
+pytest_plugins = ["pytester"]
+
+BOOK = {
+    "01-start.md": """
+        # Start
+
+        ```python title="micrograd.py"
+        class Thing:
+            def __init__(self, n):
+                self.n = n
+        ```
+
+        ```python
+        from micrograd import Thing
+
+        print(hasattr(Thing, "double"))
+        ```
+
+        ```output
+        False
+        ```
+        """,
+    "02-grow.md": """
+        # Grow
+
+        ```python
+        from micrograd import Thing
+
+        print(hasattr(Thing(1), "double"))
+        ```
+
+        ```output
+        False
+        ```
+
+        ```python title="micrograd.py"
+            def double(self):
+                return Thing(2 * self.n)
+
+            def halve(self):
+                return Thing(self.n / 0)
+        ```
+
+        ```python
+        print(Thing(3).double().n, Thing.__module__)
+        from micrograd import Thing as Imported
+
+        assert Imported is Thing
+        ```
+
+        ```output
+        6 micrograd
+        ```
+        """,
+    "03-more.md": """
+        # More
+
+        ```python title="micrograd.py"
+            def triple(self):
+                return Thing(3 * self.n)
+        ```
+
+        ```python
+        print(Thing(1).double().triple().n)
+        ```
+
+        ```output
+        6
+        ```
+        """,
+}
+
+
+@pytest.fixture
+def book(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in BOOK.items():
+        (docs / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return docs
+
+
+def run_all(path):
+    notebook = Notebook(path)
+    notebook.run_until(len(notebook.cells))
+    return notebook
+
+
+def test_each_chapter_runs_with_the_engine_as_it_stands_at_its_place(book):
+    for path in sorted(book.glob("*.md")):
+        notebook = run_all(path)
+        assert notebook.failure is None, notebook.failure
+    three = run_all(book / "03-more.md")
+    thing = three.namespace["Thing"]
+    assert {"__init__", "double", "halve", "triple"} <= set(vars(thing))
+    before = engine_before(book / "03-more.md")
+    assert [(c.chapter.rsplit("/", 1)[-1], c.line) for c in before] == [
+        ("01-start.md", 4),
+        ("02-grow.md", 14),
+    ]
+
+
+def test_a_traceback_points_at_the_chapter_and_line_that_wrote_the_code(book):
+    path = book / "03-more.md"
+    path.write_text(path.read_text().replace("Thing(1).double().triple().n", "Thing(1).halve()"))
+    notebook = run_all(path)
+    grow = relative(book / "02-grow.md", ROOT)
+    assert notebook.failure == f"{grow}:18: ZeroDivisionError: division by zero"
+    report = notebook.runner.outcomes[1].report
+    assert f'File "{grow}", line 18, in halve' in report
+    assert "return Thing(self.n / 0)" in report  # quoted from chapter 2
+    assert "kernel.py" not in report
+
+
+def test_a_syntax_error_in_an_earlier_chapters_chunk_is_told_at_its_line(book):
+    path = book / "01-start.md"
+    path.write_text(path.read_text().replace("self.n = n", "self.n = = n"))
+    notebook = run_all(book / "03-more.md")
+    start = relative(book / "01-start.md", ROOT)
+    assert notebook.failure.startswith(f"{start}:6: SyntaxError"), notebook.failure
+
+
+def test_the_chapters_pass_under_pytest_and_the_engine_is_not_the_repositorys(book, pytester):
+    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n" + CONFTEST)
+    for path in book.glob("*.md"):
+        (pytester.path / path.name).write_text(path.read_text(), encoding="utf-8")
+    result = pytester.runpytest_subprocess("--markdown-docs", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=7)
+
+
+CONFTEST = 'pytest_plugins = ["tools.chapters_plugin"]\n'
+
+
+def cells(*codes, engine=()):
+    return [Cell(line=10 * (i + 1), code=code, engine=i in engine) for i, code in enumerate(codes)]
+
+
+def test_rerunning_an_engine_fence_rebuilds_the_class_in_book_order():
+    pieces = cells(
+        "class Thing:\n    def __init__(self, n):\n        self.n = n\n",
+        "x = Thing(1)\n",
+        "    def grow(self):\n        return Thing(self.n + 1)\n",
+        "y = Thing(1).grow()\n",
+        engine={0, 2},
+    )
+    runner = Runner("docs/ch.md", pieces)
+    runner.run(3)
+    for edited in (None, pieces[0].code.replace("self.n = n", "self.n = 10 * n")):
+        events = []
+        codes = {0: edited} if edited else None
+        assert runner.run(0, codes, tell=events.append).state == "ran"
+        thing = runner.namespace["Thing"]
+        assert hasattr(thing, "grow"), "the chunks after it stay in the class, in book order"
+        assert thing(2).grow().n == (210 if edited else 3)  # 10 * (10 * 2 + 1)
+        stale = [e["index"] for e in events if e["kind"] == "stale"]
+        assert stale == ([1, 2, 3] if edited is None else [])  # marked once
+    failing = pieces[2].code.replace("self.n + 1", "self.n / 0")
+    runner.run(2, {2: failing})
+    outcome = runner.run(3)
+    assert outcome.state == "failed"
+    assert outcome.report.startswith("docs/ch.md:31: ZeroDivisionError"), outcome.report
+    assert "run.py" not in outcome.report and "kernel.py" not in outcome.report
+
+
+def test_a_report_names_the_chapter_line_and_a_syntax_error_its_own():
+    runner = Runner("docs/ch.md", cells("x = 1\nif x\n"))
+    outcome = runner.run(0)
+    assert outcome.report.startswith("docs/ch.md:11: SyntaxError: expected ':'"), outcome.report
+
+
+def test_what_a_fence_prints_is_told_as_it_is_printed():
+    code = "for n in range(3):\n    print(n)\nassert False, 'after the prints'"
+    events = []
+    outcome = Runner("docs/ch.md", cells(code)).run(0, tell=events.append)
+    assert "".join(e["text"] for e in events if e["kind"] == "print") == "0\n1\n2\n"
+    assert outcome.report.startswith("docs/ch.md:12: AssertionError: after the prints")
+
+
+def test_run_all_goes_on_past_other_output_and_stops_at_an_exception():
+    pieces = [
+        Cell(10, "print(1)\n", output="2\n"),
+        Cell(20, "print(3)\n", output="3\n"),
+        Cell(30, "1 / 0\n"),
+        Cell(40, "print(4)\n", output="4\n"),
+    ]
+    events = []
+    runner = Runner("docs/ch.md", pieces)
+    runner.run(3, all=True, tell=events.append)
+    states = {i: o.state for i, o in runner.outcomes.items()}
+    assert states == {0: "differs", 1: "ran", 2: "failed", 3: "not-run"}
+    said = [e for e in events if e["kind"] == "not-run"]
+    assert said == [{"kind": "not-run", "index": 3, "status": "not run: line 30 failed first"}]
+    runner = Runner("docs/ch.md", pieces)
+    assert runner.run(3).state == "not-run"  # a Run of one fence stops at the difference
+    assert runner.outcomes[0].state == "failed"
+
+
+def test_a_reader_edit_may_print_anything_the_books_code_may_not():
+    pieces = [Cell(10, "print(1)\n", output="1\n")]
+    runner = Runner("docs/ch.md", pieces)
+    assert runner.run(0, {0: "print(2)\n"}).state == "ran"
+    assert runner.run(0).state == "ran"
+    assert Runner("docs/ch.md", [Cell(10, "print(2)\n", output="1\n")]).run(0).state == "failed"
+    assert (
+        Runner("docs/ch.md", [Cell(10, "print(1, end='')\n", output="1\n")]).run(0).state == "ran"
+    )
+    trailing = Runner("docs/ch.md", [Cell(10, "print('1 ')\n", output="1\n")])
+    assert trailing.run(0).state == "failed"  # compared exactly, but for one final newline
+
+
+def test_figures_are_drawn_from_the_readers_code_once_it_ran_and_the_books_after():
+    pieces = [Cell(10, "x = 1\n"), Cell(20, "y = 2\n")]
+    runner = Runner("docs/ch.md", pieces, figures=[("f", 15)])
+
+    def figures(*args, **kwargs):
+        events = []
+        runner.run(*args, **kwargs, tell=events.append)
+        return [(e["name"], e["live"]) for e in events if e["kind"] == "figure"]
+
+    assert figures(0) == [("f", False)]
+    assert figures(0, {0: "x = 3\n"}) == [("f", True)]
+    assert figures(0) == [("f", False)]
+
+
+def test_the_engine_before_a_chapter_is_a_module_that_import_gives_only_while_fences_run():
+    import sys
+
+    chunk = Chunk("docs/a.md", 3, "def f():\n    return 1\n")
+    runner = Runner("docs/b.md", cells("from micrograd import f\nv = f()\n"), before=[chunk])
+    before = sys.modules.get("micrograd")
+    runner.run(0)
+    assert runner.namespace["v"] == 1
+    assert sys.modules.get("micrograd") is before
+    assert runner.namespace["f"].__code__.co_filename == "docs/a.md"
+    assert runner.namespace["f"].__code__.co_firstlineno == 3

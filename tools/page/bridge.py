@@ -1,0 +1,49 @@
+"""What the page's worker (docs/assets/notebook/worker.js) calls: JSON in, JSON out.
+
+The page hands its fence data (tools/site/fences.py) and the book's engine chunks
+(``engine.json``, tools/site/runtime.py) as JSON text; ``open_chapter`` makes the chapter's
+Notebook (tools/page/run.py) from them, and ``run`` runs it, telling each event as JSON
+text. ``finished_engine`` is ``micrograd`` for the code that runs beside the chapters
+(figures drawn again), as the tangled micrograd.py is on a desktop.
+
+Standard library only: this file runs in the reader's browser (tools/page/).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from .kernel import ENGINE, Chunk, Join
+from .run import Cell, Notebook
+
+REMEDY = "This run's output is shown above, the book's is folded below it."
+
+
+def chunks(engine: str) -> list[Chunk]:
+    """The book's engine chunks, from engine.json's text."""
+    return [Chunk(c["chapter"], c["line"], c["code"]) for c in json.loads(engine)]
+
+
+def finished_engine(engine: str):
+    """The whole engine, as a module: what `import micrograd` gives outside a chapter's fences."""
+    return Join(chunks(engine), f"{ENGINE}.py").module()
+
+
+def open_chapter(page: str, engine: str) -> Notebook:
+    """A chapter's Notebook, from its page's fence data and engine.json (both JSON text)."""
+    data = json.loads(page)
+    cells = [
+        Cell(f["line"], f["code"], f["engine"], f["output"], f["blocked"], f["output_line"])
+        for f in data["fences"]
+    ]
+    figures = [(f["name"], f["line"]) for f in data["figures"]]
+    before = chunks(engine)[: data["engine_before"]]
+    return Notebook(data["chapter"], cells, before, figures, remedy=REMEDY)
+
+
+def run(notebook: Notebook, target: int, codes: str, all: bool, tell: Callable[[str], object]):
+    """Run the chapter as the reader asked (``codes``: JSON, each runnable cell's code in the
+    editor, by index), each event told as JSON text."""
+    edited = {int(index): code for index, code in json.loads(codes).items()}
+    notebook.run(target, edited, all=all, tell=lambda event: tell(json.dumps(event)))

@@ -1,0 +1,254 @@
+"""One chapter's namespace, and the engine as it stands at the chapter's place in the book.
+
+* The engine is the module ``micrograd``, built from engine chunks (the fences titled
+  ``micrograd.py``): the chunks of the chapters before this one, in book order, then the
+  ones of this chapter that have run, in book order too. Chunks may be pieces of one class
+  body spread over several chapters: they are joined as the tangler joins them, and the
+  join runs as one module. A fence run again replaces its chunk in place, so the engine
+  is always built in book order, never with a chunk after the ones that follow it.
+* Every function of the engine reports the chapter and line where its code is written:
+  its code object is compiled with the join, then given its chunk's chapter and first line
+  (line numbers in a code object are relative to its first line). Code that spans chunks,
+  such as a class body, keeps the join's name, and ``report`` maps its lines back.
+* While a fence runs, ``import micrograd`` gives this engine; afterwards, whatever it gave
+  before. A chapter's own engine chunks also bind the engine's names in its namespace.
+
+Standard library only: this file also runs in the reader's browser (tools/page/).
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import io
+import linecache
+import os
+import sys
+import traceback
+import types
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+ENGINE = "micrograd"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """An engine fence: the chapter it is written in, the line its code starts on, its code."""
+
+    chapter: str
+    line: int
+    code: str
+
+
+class Printed(io.StringIO):
+    """What a fence prints: kept, and handed to ``echo`` as it is printed, if given."""
+
+    def __init__(self, echo: Callable[[str], object] | None = None):
+        super().__init__()
+        self.echo = echo
+
+    def write(self, text: str) -> int:
+        if self.echo is not None:
+            self.echo(text)
+        return super().write(text)
+
+
+def remember(chapter: str, line: int, code: str) -> None:
+    """Let tracebacks quote ``code`` as lines of ``chapter`` from ``line`` on (the chapter
+    need not be a file: in the page it is not)."""
+    old = linecache.cache.get(chapter)
+    lines = list(old[2]) if old and old[1] is None else []
+    new = code.splitlines(keepends=True)
+    lines += ["\n"] * (line - 1 + len(new) - len(lines))
+    lines[line - 1 : line - 1 + len(new)] = [
+        text if text.endswith("\n") else text + "\n" for text in new
+    ]
+    linecache.cache[chapter] = (sum(map(len, lines)), None, lines, chapter)
+
+
+class Join:
+    """Engine chunks joined as the tangler joins them, and where each line came from."""
+
+    def __init__(self, chunks: Iterable[Chunk], name: str, file: str = f"{ENGINE}.py"):
+        self.chunks = list(chunks)
+        self.name = name  # the file name of code that spans chunks
+        self.file = file  # the module's __file__: where the engine is tangled to
+        self.starts, text = [], ""  # the join's line where each chunk starts
+        for chunk in self.chunks:
+            self.starts.append(text.count("\n") + 1)
+            text += chunk.code if chunk.code.endswith("\n") else chunk.code + "\n"
+        self.text = text
+
+    def place(self, line: int) -> tuple[Chunk, int] | None:
+        """The chunk that line ``line`` of the join is in, and that line's number in its chapter."""
+        k = bisect.bisect_right(self.starts, line) - 1
+        if k < 0:
+            return None
+        return self.chunks[k], self.chunks[k].line + line - self.starts[k]
+
+    def retarget(self, code: types.CodeType) -> types.CodeType:
+        """``code`` with every code object inside it that lies in one chunk renamed to that
+        chunk's chapter and moved to its lines there."""
+        consts = tuple(
+            self.retarget(c) if isinstance(c, types.CodeType) else c for c in code.co_consts
+        )
+        code = code.replace(co_consts=consts)
+        lines = [n for *_, n in code.co_lines() if n is not None] or [code.co_firstlineno]
+        first, last = self.place(min(lines)), self.place(max(lines))
+        if code.co_name == "<module>" or first is None or last is None or first[0] is not last[0]:
+            return code
+        chunk, line = self.place(code.co_firstlineno) or first
+        return code.replace(co_filename=chunk.chapter, co_firstlineno=line)
+
+    def module(self) -> types.ModuleType:
+        """The join, compiled and run as a fresh module ``micrograd``."""
+        try:
+            compiled = compile(self.text, self.name, "exec", dont_inherit=True)
+        except SyntaxError as error:
+            raise self.moved(error) from None
+        module = types.ModuleType(ENGINE)
+        module.__file__ = self.file
+        linecache.cache[self.name] = (len(self.text), None, self.text.splitlines(True), self.name)
+        with installed(module):
+            exec(self.retarget(compiled), module.__dict__)
+        return module
+
+    def moved(self, error: SyntaxError) -> SyntaxError:
+        """A syntax error of the join, told at its chapter and line."""
+        found = self.place(error.lineno or 0)
+        if found is None:
+            return error
+        chunk, line = found
+        moved = SyntaxError(error.msg, (chunk.chapter, line, error.offset, error.text))
+        remember(chunk.chapter, chunk.line, chunk.code)
+        return moved
+
+
+@contextlib.contextmanager
+def installed(module: types.ModuleType | None):
+    """``import micrograd`` gives ``module`` until the block ends (nothing changes if None)."""
+    if module is None:
+        yield
+        return
+    before = sys.modules.get(ENGINE)
+    sys.modules[ENGINE] = module
+    try:
+        yield
+    finally:
+        if before is None:
+            sys.modules.pop(ENGINE, None)
+        else:
+            sys.modules[ENGINE] = before
+
+
+def public(module: types.ModuleType) -> dict:
+    """What a module defines, as a chapter's namespace takes it: every name but dunders."""
+    return {k: v for k, v in vars(module).items() if not (k.startswith("__") and k.endswith("__"))}
+
+
+class Kernel:
+    """One chapter's namespace, and the engine as it stands at the chapter's place.
+
+    ``before``: the engine chunks of the chapters before this one, in book order.
+    ``file``: the engine's ``__file__``, the file it is tangled to.
+    ``engine``: a module to use as ``micrograd`` instead (a learner's engine, in learner
+    mode): the chapter's engine fences then do not run, and the module's names are in the
+    namespace of a chapter that has engine fences from the start (``chapter_has_engine``).
+    """
+
+    def __init__(
+        self,
+        chapter: str,
+        before: Iterable[Chunk] = (),
+        engine: types.ModuleType | None = None,
+        chapter_has_engine: bool = False,
+        file: str = f"{ENGINE}.py",
+    ):
+        self.file = file
+        self.chapter = chapter  # the file name that tracebacks show
+        self.namespace = types.ModuleType("fence").__dict__
+        self.before = list(before)
+        self.own: dict[int, Chunk] = {}  # this chapter's engine chunks that ran, by line
+        self.fixed = engine is not None
+        self.join = Join(self.before, self._engine_name(), file)
+        for chunk in self.before:
+            remember(chunk.chapter, chunk.line, chunk.code)
+        self.engine = engine if self.fixed else None  # built on first need
+        if self.fixed and chapter_has_engine:
+            self.namespace.update(
+                {k: v for k, v in public(engine).items() if not k.startswith("_")}
+            )
+
+    def _engine_name(self) -> str:
+        return f"{ENGINE}.py (as built up to {self.chapter})"
+
+    @property
+    def module(self) -> types.ModuleType:
+        """The engine as it stands now."""
+        if self.engine is None:
+            self.engine = self.join.module()
+        return self.engine
+
+    def run(self, code: str, line: int, engine: bool, printed: io.TextIOBase) -> None:
+        """Run one fence (its code starts on chapter line ``line``), its printing going to
+        ``printed``; raise whatever it raises."""
+        remember(self.chapter, line, code)
+        if engine:
+            if not self.fixed:
+                self._grow(Chunk(self.chapter, line, code))
+            return
+        compiled = compile("\n" * (line - 1) + code, self.chapter, "exec", dont_inherit=True)
+        with installed(self.module), contextlib.redirect_stdout(printed):
+            exec(compiled, self.namespace)
+
+    def _grow(self, chunk: Chunk) -> None:
+        """Put ``chunk`` in its place among the chapter's engine chunks and build the engine
+        again; on failure the engine stays as it was."""
+        own = {**self.own, chunk.line: chunk}
+        join = Join(self.before + [own[k] for k in sorted(own)], self._engine_name(), self.file)
+        module = join.module()
+        self.own, self.join, self.engine = own, join, module
+        self.namespace.update(public(module))
+
+    def where(self, error: BaseException) -> tuple[str, int] | None:
+        """The innermost chapter line in ``error``'s traceback (any chapter), if any."""
+        found = None
+        for frame in traceback.extract_tb(error.__traceback__):
+            if frame.filename == self.join.name:
+                place = self.join.place(frame.lineno or 0)
+                found = (place[0].chapter, place[1]) if place else found
+            elif frame.filename.endswith(".md") and frame.lineno:
+                found = (frame.filename, frame.lineno)
+        if isinstance(error, SyntaxError) and (error.filename or "").endswith(".md"):
+            found = (error.filename, error.lineno or 0)
+        return found
+
+    def report(self, error: BaseException) -> str:
+        """``chapter:line: Type: message`` for the innermost chapter line, then the traceback
+        without this file's frames."""
+        here = os.path.dirname(__file__)  # the runner's own frames are not the reader's
+        frames = [
+            f
+            for f in traceback.extract_tb(error.__traceback__)
+            if os.path.dirname(f.filename) != here
+        ]
+        message = error.msg if isinstance(error, SyntaxError) else describe(error, bare=True)
+        headline = type(error).__name__ + (f": {message}" if message else "")
+        where = self.where(error)
+        if where:
+            headline = f"{where[0]}:{where[1]}: {headline}"
+        shown = traceback.format_list(frames) + traceback.format_exception_only(type(error), error)
+        return headline.split("\n")[0] + "\n\nTraceback (most recent call last):\n" + "".join(shown)
+
+
+def describe(error: BaseException, bare: bool = False) -> str:
+    """``Type: message`` (``bare``: the message alone), even when the message cannot be
+    formatted (a Value whose __repr__ raises, in an assertion's message)."""
+    try:
+        message = str(error)
+    except Exception as broken:
+        message = f"(message not shown: formatting it raised {type(broken).__name__})"
+    if bare:
+        return message
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__

@@ -1,0 +1,255 @@
+"""Running a chapter as a notebook: decided here, for every runner.
+
+pytest (tools/chapters_plugin.py), learner mode, the figures and the page's Run buttons
+(docs/assets/notebook/worker.js, in Pyodide) all run chapters through ``Notebook``:
+
+* The cells are a chapter's python fences, in order, sharing one namespace
+  (tools/page/kernel.py), with the engine as it stands at the chapter's place.
+* ``run(target)`` runs the cells above ``target`` that have not run, then it; the first
+  failure stops the run there, and the cells after it in the run are "not-run". A cell
+  that has run already (edited or not) runs again alone, in the namespace as it is, and
+  the cells below it that ran become "stale". ``run(target, all=True)`` runs every cell
+  from a fresh namespace; output other than the book's does not stop it ("differs"), an
+  exception does.
+* The book's code must print exactly its ```output block (one final newline added to
+  printing that lacks it); the book's code that prints must have a block. A cell whose
+  code a reader edited may print anything.
+* A cell that cannot run here (``blocked``: the page lacks a module, or an optional module
+  is not installed) is left out, and the chapter goes on.
+* What happens is told, as it happens, to ``tell`` as plain dicts (``kind`` first), which
+  the page shows: ``fresh``; ``running`` (index, k of n); ``print`` (index, text);
+  ``done`` (index, state: ran, failed or differs, report, same: printed the book's
+  output); ``not-run`` and ``stale`` (index, status); ``figure`` (name, live: drawn from
+  a reader's code, or the book's); ``graphs`` (index, text: it printed a graph to draw).
+
+Standard library only: this file also runs in the reader's browser (tools/page/).
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .kernel import Chunk, Kernel, Printed
+
+Tell = Callable[[dict], object]
+UPDATE = (
+    "If the code is right, fix the block or run the tests with --update-outputs (then fix "
+    "the prose that quotes it)."
+)
+
+
+class OutputMismatchError(AssertionError):
+    """The book's code printed something other than its ```output block shows."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A python fence: where its code starts, the book's code, whether it is an engine
+    chunk, the book's ```output block below it (None: none), why it cannot run here."""
+
+    line: int
+    code: str
+    engine: bool = False
+    output: str | None = None
+    blocked: str | None = None
+    output_line: int = 0  # the line of the output block's opening backticks
+
+
+@dataclass
+class Outcome:
+    """What the latest run of a cell did."""
+
+    state: str  # ran, differs, failed, not-run, stale, blocked
+    printed: str = ""
+    report: str | None = None  # for failed and differs: chapter:line: Type: message, ...
+    error: BaseException | None = None
+    code: str | None = None  # the code it ran
+
+
+def shown(printed: str) -> str:
+    """Printed text as an ```output block shows it: with a final newline."""
+    return printed if printed == "" or printed.endswith("\n") else printed + "\n"
+
+
+def mismatch(chapter: str, cell: Cell, printed: str, remedy: str = UPDATE) -> str | None:
+    """Why the book's code of ``cell`` printing ``printed`` fails its check, or None."""
+    where = f"{chapter}:{cell.line - 1}"  # the fence's opening backticks
+    if cell.output is None:
+        if not printed:
+            return None
+        return (
+            f"{where}: the fence prints, but no ```output block follows it to show the "
+            f"reader what. It printed:\n{printed.rstrip()}\nAdd the block, or run the tests "
+            "with --update-outputs to add it."
+        )
+    if shown(printed) == cell.output:
+        return None
+    diff = "".join(
+        difflib.unified_diff(
+            cell.output.splitlines(keepends=True),
+            shown(printed).splitlines(keepends=True),
+            f"the ```output block (line {cell.output_line})",
+            "what the fence printed",
+        )
+    )
+    return (
+        f"{where}: the fence printed something other than what its ```output block shows:"
+        f"\n{diff}\n{remedy}"
+    )
+
+
+class Notebook:
+    """One chapter's cells, its namespace, and how far it has run.
+
+    ``before``: the engine chunks of the chapters before it. ``figures``: (name, line) of
+    the figures the chapter shows, each drawn from the cells above it. ``engine``: a
+    module used as ``micrograd`` instead of the chapter's engine chunks (learner mode).
+    ``check_outputs`` False: output blocks are not compared (while they are rewritten).
+    ``remedy``: what a mismatch's message tells the reader to do. ``file``: the engine's
+    ``__file__``, the file it is tangled to.
+    """
+
+    def __init__(
+        self,
+        chapter: str,
+        cells: Iterable[Cell],
+        before: Iterable[Chunk] = (),
+        figures: Iterable[tuple[str, int]] = (),
+        engine: types.ModuleType | None = None,
+        check_outputs: bool = True,
+        remedy: str = UPDATE,
+        file: str = "micrograd.py",
+    ):
+        self.file = file  # the engine's __file__
+        self.chapter = chapter
+        self.cells = list(cells)
+        self.before = list(before)
+        self.figures = list(figures)
+        self.engine = engine
+        self.check_outputs = check_outputs
+        self.remedy = remedy
+        self.restart()
+
+    def restart(self) -> None:
+        """A fresh namespace: nothing has run."""
+        has_engine = any(cell.engine for cell in self.cells)
+        self.kernel = Kernel(self.chapter, self.before, self.engine, has_engine, self.file)
+        self.namespace = self.kernel.namespace
+        self.next = 0  # cells before this index have had their turn
+        self.outcomes: dict[int, Outcome] = {}
+        self.first_failure: int | None = None  # the first cell that failed since the start
+
+    def run(
+        self,
+        target: int,
+        codes: dict[int, str] | None = None,
+        all: bool = False,  # Run all, as the page names it
+        tell: Tell | None = None,
+    ) -> Outcome:
+        """Run cell ``target`` as a notebook does (see the module's docstring), each cell
+        with its code in ``codes`` if given there, else the book's."""
+        tell = tell or (lambda event: None)
+        codes = codes or {}
+        if all:
+            self.restart()
+            tell({"kind": "fresh"})
+        if target < self.next:
+            queue = [target]
+            for later in range(target + 1, self.next):
+                if self.outcomes.get(later, Outcome("")).state in ("ran", "failed", "differs"):
+                    self.outcomes[later].state = "stale"
+                    tell(
+                        {
+                            "kind": "stale",
+                            "index": later,
+                            "status": "stale: a fence above ran again since",
+                        }
+                    )
+        else:
+            queue = list(range(self.next, target + 1))
+        runnable = []
+        for index in queue:
+            if self.cells[index].blocked:
+                self.outcomes[index] = Outcome("blocked", report=self.cells[index].blocked)
+            else:
+                runnable.append(index)
+        for k, index in enumerate(runnable):
+            self.next = max(self.next, index + 1)
+            code = codes.get(index, self.cells[index].code)
+            outcome = self._run_cell(index, code, (k + 1, len(runnable)), all, tell)
+            if outcome.state == "failed":
+                where = self.failed_at(index)
+                for later in runnable[k + 1 :]:
+                    self.outcomes[later] = Outcome("not-run")
+                    tell(
+                        {
+                            "kind": "not-run",
+                            "index": later,
+                            "status": f"not run: {where} failed first",
+                        }
+                    )
+                break
+        else:
+            self.next = max(self.next, target + 1)
+        return self.outcomes[target]
+
+    def _run_cell(self, index: int, code: str, place: tuple[int, int], all: bool, tell: Tell):
+        cell = self.cells[index]
+        tell({"kind": "running", "index": index, "k": place[0], "n": place[1]})
+        printed = Printed(lambda text: tell({"kind": "print", "index": index, "text": text}))
+        outcome = Outcome("ran", code=code)
+        try:
+            self.kernel.run(code, cell.line, cell.engine, printed)
+        except BaseException as error:  # a fence may raise anything; the caller re-raises
+            outcome = Outcome("failed", error=error, report=self.kernel.report(error))
+        outcome.printed = printed.getvalue()
+        book = code.rstrip() == cell.code.rstrip()
+        why = mismatch(self.chapter, cell, outcome.printed, self.remedy) if book else None
+        if outcome.state == "ran" and why and self.check_outputs:
+            outcome.state = "differs" if all else "failed"
+            outcome.report, outcome.error = why, OutputMismatchError(why)
+        if outcome.state == "failed" and self.first_failure is None:
+            self.first_failure = index
+        self.outcomes[index] = outcome
+        same = cell.output is not None and shown(outcome.printed) == cell.output
+        tell(
+            {
+                "kind": "done",
+                "index": index,
+                "state": outcome.state,
+                "report": outcome.report,
+                "same": same,
+            }
+        )
+        if outcome.state != "failed":
+            self._after(index, outcome, tell)
+        return outcome
+
+    def _after(self, index: int, outcome: Outcome, tell: Tell) -> None:
+        """What the page draws after a cell ran: the graphs it printed, and the figures
+        between it and the next cell, from the reader's code if any code run so far in
+        this namespace was not the book's."""
+        if "digraph" in outcome.printed:
+            tell({"kind": "graphs", "index": index, "text": outcome.printed})
+        line = self.cells[index].line
+        following = self.cells[index + 1].line if index + 1 < len(self.cells) else float("inf")
+        live = any(
+            o.code is not None and o.code.rstrip() != self.cells[i].code.rstrip()
+            for i, o in self.outcomes.items()
+            if i <= index
+        )
+        for name, shown_at in self.figures:
+            if line <= shown_at <= following:
+                tell({"kind": "figure", "name": name, "live": live})
+
+    def failed_at(self, index: int) -> str:
+        """Where cell ``index``'s failure is, as a reader finds it: "line N" of the chapter
+        (the innermost chapter line of its traceback), else its fence's opening line."""
+        outcome = self.outcomes[index]
+        place = self.kernel.where(outcome.error) if outcome.error is not None else None
+        if isinstance(outcome.error, OutputMismatchError) or place is None:
+            return f"line {self.cells[index].line - 1}"
+        return f"line {place[1]}" if place[0] == self.chapter else f"{place[0]}:{place[1]}"
