@@ -52,7 +52,8 @@ from mkdocs.utils import get_relative_url  # noqa: E402
 from tools import ENGINE, ROOT, tangle  # noqa: E402
 from tools.chapter import Chapter  # noqa: E402
 from tools.figures import nudged, recorded, stepped_in, with_data_in  # noqa: E402
-from tools.notebook import as_micrograd, import_engine  # noqa: E402
+from tools.notebook import import_engine  # noqa: E402
+from tools.page.kernel import installed  # noqa: E402
 from tools.site import editor, fences, learner, runtime, search, steps, weave  # noqa: E402
 from tools.site.figures import inline_figures, with_data  # noqa: E402
 from tools.site.marks import label_folds, offer_download  # noqa: E402
@@ -183,7 +184,7 @@ def _with_learner(page, config, assets: str) -> str:
 def _with_figure_data(page, figures: list[str]) -> str:
     """The page with the data of its figures' controls: steps, and nudges."""
     try:
-        with as_micrograd(import_engine(ROOT / ENGINE)):  # the engine as saved, while serving
+        with installed(import_engine(ROOT / ENGINE)):  # the engine as saved, while serving
             recordings = recorded(stepped_in(page.file.src_path))
             nudges = nudged(figures)
     except Exception as error:

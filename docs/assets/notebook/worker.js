@@ -45,6 +45,7 @@ const LIVE_PYTHON = [ // as tools/site/runtime.py copies them next to this file
 // compiling an expression of some 150 chained operators, ends in a RecursionError
 // sooner than on a desktop Python. tests/site/test_browser.py runs both kinds of code.
 const PYTHON_STACK = 48 * 1024;
+const IMPORT_STACK = 256 * 1024; // while modules are imported: see load()
 
 function limitStack(pyodide, size = PYTHON_STACK) {
   const c = pyodide._module; // Pyodide's C exports
@@ -86,12 +87,19 @@ async function load() {
   const zip = await (await fetched("page.zip")).arrayBuffer();
   pyodide.unpackArchive(zip, "zip", { extractDir: pyodide.FS.cwd() }); // on sys.path
   engine = await (await fetched("engine.json")).text();
-  bridge = pyodide.pyimport("tools.page.bridge");
-  // `import pytest` in a fence: the page's pytest.raises; `import micrograd` outside a
-  // chapter's fences: the whole engine, as the tangled file is on a desktop.
-  const modules = pyodide.pyimport("sys").modules;
-  modules.set("pytest", pyodide.pyimport("tools.page.pytest"));
-  modules.set("micrograd", bridge.finished_engine(engine));
+  // Compiling modules as large as difflib needs more stack than PYTHON_STACK gives, so the
+  // page's Python is imported with more, once, before any fence runs.
+  limitStack(pyodide, IMPORT_STACK);
+  try {
+    bridge = pyodide.pyimport("tools.page.bridge");
+    // `import pytest` in a fence: the page's pytest.raises; `import micrograd` outside a
+    // chapter's fences: the whole engine, as the tangled file is on a desktop.
+    const modules = pyodide.pyimport("sys").modules;
+    modules.set("pytest", pyodide.pyimport("tools.page.pytest"));
+    modules.set("micrograd", bridge.finished_engine(engine));
+  } finally {
+    limitStack(pyodide);
+  }
   return pyodide;
 }
 
@@ -192,7 +200,6 @@ async function draw(event) {
 //      then {kind: "learned"}, {kind: "learn-table", table}, or {kind: "broken", error}.
 
 let learner = null; // tools.site.learner, in the page's Python
-const IMPORT_STACK = 256 * 1024;
 
 const LEARNER = {
   "learn-load": async ({ bundle }) => {
