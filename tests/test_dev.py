@@ -170,6 +170,27 @@ def no_setup(monkeypatch):
     monkeypatch.setattr(dev, "ensure_environment", lambda: pytest.fail("set up .venv first"))
 
 
+def test_an_unsupported_python_says_so_in_one_line_before_anything_else(
+    no_setup, monkeypatch, capsys
+):
+    # On Python 3.9 (macOS's python3, say), pip would refuse the project only after .venv
+    # was made, and the last line would then blame the network.
+    monkeypatch.setattr(dev.sys, "version_info", (3, 9, 18, "final", 0))
+    assert dev.main(["check", "-x"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("dev: this is Python 3.9.18 ("), err
+    assert "needs Python 3.10 or newer" in err and "tools/dev.py check -x" in err, err
+
+
+def test_the_oldest_python_dev_py_accepts_is_the_one_pyproject_requires():
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    (required,) = re.findall(r'^requires-python = ">=(\d+)\.(\d+)"$', pyproject, re.M)
+    assert tuple(map(int, required)) == dev.OLDEST_PYTHON
+    assert dev.unsupported_python(["test"], version=(*dev.OLDEST_PYTHON, 0)) is None
+    assert dev.unsupported_python(["test"], version=(3, 9, 18)) is not None
+    assert dev.unsupported_python(["test"]) is None  # this Python runs the tests
+
+
 def test_an_unknown_command_gets_one_line_naming_it_and_the_commands(no_setup, capsys):
     assert dev.main(["nosuch"]) == 2
     out, err = capsys.readouterr()

@@ -62,6 +62,27 @@ COMMANDS = (
 )
 
 
+OLDEST_PYTHON = (3, 10)  # pyproject.toml's requires-python
+NEWER_PYTHON = ["py", "-3.12"] if os.name == "nt" else ["python3.12"]  # how to name one
+
+
+def unsupported_python(argv: list[str], version: tuple | None = None) -> str | None:
+    """One line saying this Python is too old and what to do, or None if it will do.
+
+    Checked before anything else: pip would refuse only later, and in other words.
+    """
+    version = sys.version_info if version is None else version
+    if tuple(version[:2]) >= OLDEST_PYTHON:
+        return None
+    running = ".".join(map(str, version[:3]))
+    oldest = ".".join(map(str, OLDEST_PYTHON))
+    return (
+        f"this is Python {running} ({sys.executable}); the book needs Python {oldest} or "
+        "newer: install one (https://www.python.org/downloads/), then run this command with "
+        f"it, e.g. {' '.join([*NEWER_PYTHON, 'tools/dev.py', *argv])}"
+    )
+
+
 class SetupError(Exception):
     """.venv could not be made ready; the message says what happened and what to do."""
 
@@ -187,8 +208,8 @@ def port_is_free(host: str, port: int) -> bool:
 # the print page holds only the pages rebuilt since serve started, search finds the engine
 # page once more after each save (Material's search merges a dirty build's entries by the
 # first page rebuilt), and the other pages keep their navigation and used-in lines until they
-# are rebuilt themselves. mkdocs warns of that on every such build, an error under --strict:
-# --strict, and dev.py's own --full, rebuild the whole site, as mkdocs does by default.
+# are rebuilt themselves. mkdocs warns of that once (its log drops repeats), an error under
+# --strict: --strict, and dev.py's own --full, rebuild the whole site, as mkdocs does by default.
 QUICK = "--dirty"
 FULL = "--full"  # dev.py's, not mkdocs's: taken off the command line
 
@@ -318,6 +339,10 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     command, rest = argv[0], argv[1:]
+    too_old = unsupported_python(argv)
+    if too_old:
+        print(f"dev: {too_old}", file=sys.stderr)
+        return 1
     try:
         if command not in COMMANDS:
             raise UsageError(
