@@ -170,6 +170,56 @@ def no_setup(monkeypatch):
     monkeypatch.setattr(dev, "ensure_environment", lambda: pytest.fail("set up .venv first"))
 
 
+def test_an_unsupported_python_says_so_in_one_line_before_anything_else(
+    no_setup, monkeypatch, capsys
+):
+    # On Python 3.9 (macOS's python3, say), pip would refuse the project only after .venv
+    # was made, and the last line would then blame the network.
+    monkeypatch.setattr(dev.sys, "version_info", (3, 9, 18, "final", 0))
+    assert dev.main(["check", "-x"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("dev: this is Python 3.9.18 ("), err
+    assert "needs Python 3.10 or newer" in err and "tools/dev.py check -x" in err, err
+
+
+def test_dev_py_loads_on_old_pythons_so_that_it_can_tell_them_so():
+    # Python 3.6 to 3.9 must reach main() to be told they are too old: no future import
+    # that 3.6 lacks, no grammar newer than 3.6, no annotation they cannot evaluate.
+    import ast
+
+    source = (ROOT / "tools" / "dev.py").read_text(encoding="utf-8")
+    tree = ast.parse(source, feature_version=(3, 6))
+    futures = [
+        n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "__future__"
+    ]
+    assert not futures, "Python 3.6 cannot import annotations from __future__"
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+            annotations = [node.returns, *(a.annotation for a in arguments)]
+        elif isinstance(node, ast.AnnAssign):
+            annotations = [node.annotation]
+        else:
+            continue
+        for annotation in filter(None, annotations):
+            evaluated = [
+                n for n in ast.walk(annotation) if isinstance(n, (ast.Subscript, ast.BinOp))
+            ]
+            assert not evaluated, (
+                f"tools/dev.py:{annotation.lineno}: quote {ast.unparse(annotation)!r}, which "
+                "Pythons before 3.10 cannot evaluate"
+            )
+
+
+def test_the_oldest_python_dev_py_accepts_is_the_one_pyproject_requires():
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    (required,) = re.findall(r'^requires-python = ">=(\d+)\.(\d+)"$', pyproject, re.M)
+    assert tuple(map(int, required)) == dev.OLDEST_PYTHON
+    assert dev.unsupported_python(["test"], version=(*dev.OLDEST_PYTHON, 0)) is None
+    assert dev.unsupported_python(["test"], version=(3, 9, 18)) is not None
+    assert dev.unsupported_python(["test"]) is None  # this Python runs the tests
+
+
 def test_an_unknown_command_gets_one_line_naming_it_and_the_commands(no_setup, capsys):
     assert dev.main(["nosuch"]) == 2
     out, err = capsys.readouterr()

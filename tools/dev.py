@@ -24,8 +24,6 @@ switching commands never reinstalls. MICROGRAD_EXTRAS adds extras, e.g. MICROGRA
 MICROGRAD_VENV puts the environment elsewhere (CI tests a second Python that way).
 """
 
-from __future__ import annotations
-
 import hashlib
 import ipaddress
 import os
@@ -62,11 +60,35 @@ COMMANDS = (
 )
 
 
+# Older Pythons are told so in one line (main, first thing), so this file must still load
+# on them: down to 3.6, hence no `from __future__ import annotations` and no annotations
+# that older Pythons cannot evaluate, unless quoted.
+OLDEST_PYTHON = (3, 10)  # pyproject.toml's requires-python
+NEWER_PYTHON = ["py", "-3.12"] if os.name == "nt" else ["python3.12"]  # how to name one
+
+
+def unsupported_python(argv: "list[str]", version: "tuple | None" = None) -> "str | None":
+    """One line saying this Python is too old and what to do, or None if it will do.
+
+    Checked before anything else: pip would refuse only later, and in other words.
+    """
+    version = sys.version_info if version is None else version
+    if tuple(version[:2]) >= OLDEST_PYTHON:
+        return None
+    running = ".".join(map(str, version[:3]))
+    oldest = ".".join(map(str, OLDEST_PYTHON))
+    return (
+        f"this is Python {running} ({sys.executable}); the book needs Python {oldest} or "
+        "newer: install one (https://www.python.org/downloads/), then run this command with "
+        f"it, e.g. {' '.join([*NEWER_PYTHON, 'tools/dev.py', *argv])}"
+    )
+
+
 class SetupError(Exception):
     """.venv could not be made ready; the message says what happened and what to do."""
 
 
-def extras() -> list[str]:
+def extras() -> "list[str]":
     """The project's extras to install: EXTRAS plus any named in MICROGRAD_EXTRAS."""
     wanted = os.environ.get("MICROGRAD_EXTRAS", "").replace(" ", "").split(",")
     return sorted(set(EXTRAS + wanted) - {""})
@@ -124,7 +146,7 @@ class UsageError(Exception):
     """The command line is wrong; the message says what is wrong and what to type instead."""
 
 
-def serve_address(args: list[str]) -> tuple[str, int]:
+def serve_address(args: "list[str]") -> "tuple[str, int]":
     """The host and port `mkdocs serve` will listen on, from -a/--dev-addr if given.
 
     Checked as mkdocs checks it (localhost or an IP address, then a port), and the port's
@@ -187,8 +209,8 @@ def port_is_free(host: str, port: int) -> bool:
 # the print page holds only the pages rebuilt since serve started, search finds the engine
 # page once more after each save (Material's search merges a dirty build's entries by the
 # first page rebuilt), and the other pages keep their navigation and used-in lines until they
-# are rebuilt themselves. mkdocs warns of that on every such build, an error under --strict:
-# --strict, and dev.py's own --full, rebuild the whole site, as mkdocs does by default.
+# are rebuilt themselves. mkdocs warns of that once (its log drops repeats), an error under
+# --strict: --strict, and dev.py's own --full, rebuild the whole site, as mkdocs does by default.
 QUICK = "--dirty"
 FULL = "--full"  # dev.py's, not mkdocs's: taken off the command line
 
@@ -211,7 +233,7 @@ sys.exit(cli(["serve", *sys.argv[1:]], prog_name="mkdocs"))
 """
 
 
-def serve_options(args: list[str]) -> list[str]:
+def serve_options(args: "list[str]") -> "list[str]":
     """The `mkdocs serve` options for ``dev.py serve <args>``: QUICK unless told otherwise."""
     if FULL in args:
         return [arg for arg in args if arg != FULL]
@@ -271,7 +293,7 @@ def _stop(child: subprocess.Popen, grace: float, interrupted: bool) -> None:
             child.wait()
 
 
-def serve(args: list[str], env: dict) -> int:
+def serve(args: "list[str]", env: dict) -> int:
     """`mkdocs serve`, after checking its address and that its port is free; stopped with dev.py."""
     host, port = serve_address(args)
     if not port_is_free(host, port):
@@ -292,7 +314,7 @@ def serve(args: list[str], env: dict) -> int:
     return run_until_stopped(command_line("serve", args), cwd=ROOT, env=env)
 
 
-def command_line(command: str, rest: list[str]) -> list:
+def command_line(command: str, rest: "list[str]") -> list:
     """What ``dev.py <command> <rest>`` runs, with .venv's Python."""
     tangle = [PYTHON, ROOT / "tools" / "tangle.py"]
     return {
@@ -310,7 +332,7 @@ def command_line(command: str, rest: list[str]) -> list:
     }[command]
 
 
-def main(argv: list[str]) -> int:
+def main(argv: "list[str]") -> int:
     if argv[:1] in (["-h"], ["--help"], ["help"]):
         print(__doc__)
         return 0
@@ -318,6 +340,10 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     command, rest = argv[0], argv[1:]
+    too_old = unsupported_python(argv)
+    if too_old:
+        print(f"dev: {too_old}", file=sys.stderr)
+        return 1
     try:
         if command not in COMMANDS:
             raise UsageError(
