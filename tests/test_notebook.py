@@ -262,6 +262,24 @@ def test_update_outputs_rewrites_the_chapter_only_when_asked(pytester):
     result.assert_outcomes(passed=1)
 
 
+# A fence and an output block that differ only in white space a reader cannot see: the
+# block must still be what was printed, exactly.
+UNSEEN = {
+    "spaces after the block's line": ('print("42")', "42   \n"),
+    "spaces after the printed line": ('print("42   ")', "42\n"),
+    "a blank line ending the block": ('print("42")', "42\n\n"),
+    "a blank line ending the print": ('print("42\\n")', "42\n"),
+}
+
+
+@pytest.mark.parametrize("case", UNSEEN)
+def test_output_is_compared_exactly_down_to_trailing_white_space(pytester, case):
+    code, block = UNSEEN[case]
+    _, result = run_chapter(pytester, f"```python\n{code}\n```\n\n```output\n{block}```\n")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*the fence printed something other than what its*"])
+
+
 # What --update-outputs must write, whatever a fence printed: the chapter before, and after.
 # An output block shows what was printed, with a final newline added if it had none, in a
 # fence longer than any run of backticks in it; each case has a fence below that must stay.
