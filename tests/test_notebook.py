@@ -219,25 +219,28 @@ def test_ids_name_each_fence_by_its_section_and_survive_edits_elsewhere(pytester
     assert collected_ids(pytester) == ids, "an edit above a fence, or in its section, moved its id"
 
 
-def test_a_type_error_is_reported_once_not_rerun(pytester):
-    # pytest-markdown-docs calls a runner again when it raises TypeError (its issue #69)
+def test_a_type_error_is_reported_once_not_rerun(pytester, monkeypatch):
+    # pytest-markdown-docs calls a runner again when it raises TypeError (its issue #69):
+    # the fence leaves a trace outside the chapter's namespace, which a rerun starts afresh.
+    runs = pytester.path / "runs.txt"
+    monkeypatch.setenv("FENCE_RUNS", str(runs))
     _, result = run_chapter(
         pytester,
         """
         ```python
-        calls = []
+        import os
         ```
 
         ```python
-        calls.append(1)
-        assert len(calls) == 1, "ran twice"
+        with open(os.environ["FENCE_RUNS"], "a") as runs:
+            runs.write("ran\\n")
         len(5)
         ```
         """,
     )
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*TypeError: object of type 'int' has no len()*"])
-    assert "AssertionError: ran twice" not in result.stdout.str()
+    assert runs.read_text() == "ran\n", "the fence that raised TypeError ran more than once"
 
 
 def test_update_outputs_rewrites_the_chapter_only_when_asked(pytester):
@@ -257,6 +260,78 @@ def test_update_outputs_rewrites_the_chapter_only_when_asked(pytester):
     assert "```output\n42\n```" in path.read_text()
     _, result = run_chapter(pytester, path.read_text())
     result.assert_outcomes(passed=1)
+
+
+# A fence and an output block that differ only in white space a reader cannot see: the
+# block must still be what was printed, exactly.
+UNSEEN = {
+    "spaces after the block's line": ('print("42")', "42   \n"),
+    "spaces after the printed line": ('print("42   ")', "42\n"),
+    "a blank line ending the block": ('print("42")', "42\n\n"),
+    "a blank line ending the print": ('print("42\\n")', "42\n"),
+}
+
+
+@pytest.mark.parametrize("case", UNSEEN)
+def test_output_is_compared_exactly_down_to_trailing_white_space(pytester, case):
+    code, block = UNSEEN[case]
+    _, result = run_chapter(pytester, f"```python\n{code}\n```\n\n```output\n{block}```\n")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*the fence printed something other than what its*"])
+
+
+# What --update-outputs must write, whatever a fence printed: the chapter before, and after.
+# An output block shows what was printed, with a final newline added if it had none, in a
+# fence longer than any run of backticks in it; each case has a fence below that must stay.
+UPDATES = {
+    "no final newline": (
+        '```python\nprint("abc", end="")\n```\n\n```python\nprint("below")\n```\n',
+        '```python\nprint("abc", end="")\n```\n\n```output\nabc\n```\n\n'
+        '```python\nprint("below")\n```\n\n```output\nbelow\n```\n',
+    ),
+    "backticks": (
+        '```python\nprint("```python\\nx = 1\\n````")\n```\n\n```output\nstale\n```\n\n'
+        '```python\nprint("below")\n```\n',
+        '```python\nprint("```python\\nx = 1\\n````")\n```\n\n`````output\n```python\nx = 1\n````\n'
+        '`````\n\n```python\nprint("below")\n```\n\n```output\nbelow\n```\n',
+    ),
+    "a form feed above": (  # str.splitlines() would count it as a line break
+        '```python\nprint("a\\fb")\n```\n\n```output\na\fb\n```\n\n```python\nprint(6 * 7)\n```\n\n'
+        "```output\n41\n```\n",
+        '```python\nprint("a\\fb")\n```\n\n```output\na\fb\n```\n\n```python\nprint(6 * 7)\n```\n\n'
+        "```output\n42\n```\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", UPDATES)
+def test_update_outputs_writes_what_was_printed_and_keeps_the_fences_below(pytester, case):
+    before, after = UPDATES[case]
+    path, _ = run_chapter(pytester, before, "--update-outputs")
+    written = path.read_text(encoding="utf-8")
+    assert written == after, f"--update-outputs wrote:\n{written}"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(
+            "no final newline",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="the agreed rule, not yet in the comparison: a block shows what was "
+                "printed with one final newline added if it lacked one (drop this mark then)",
+            ),
+        ),
+        "backticks",
+        "a form feed above",
+    ],
+)
+def test_what_update_outputs_writes_passes_the_next_run(pytester, case):
+    before, _ = UPDATES[case]
+    path, _ = run_chapter(pytester, before, "--update-outputs")
+    result = pytester.runpytest_subprocess(*CHILD)
+    result.assert_outcomes(passed=len(Chapter.read(path).cells))
 
 
 @pytest.mark.parametrize("page", chapters(ROOT / "docs"), ids=lambda page: page.name)

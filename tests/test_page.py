@@ -16,6 +16,7 @@ from tools.chapter import Fence
 from tools.page import pytest as page_pytest
 from tools.site.fences import blocked as blockers
 from tools.site.runtime import (
+    PACKAGES,
     PYODIDE,
     RuntimeIntegrityError,
     RuntimeUnavailableError,
@@ -145,6 +146,20 @@ def test_a_tarball_that_is_not_the_pinned_one_is_refused(tmp_path):
     fake.write_bytes(b"not pyodide")
     with pytest.raises(RuntimeIntegrityError, match=r"is not pyodide@314\.0\.7 as pinned"):
         check_integrity(fake)
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda package: package.name)
+def test_a_tampered_tarball_in_the_cache_is_refused_at_every_build(tmp_path, monkeypatch, package):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no npm: the cache is all there is
+    monkeypatch.setenv("MICROGRAD_CACHE", str(tmp_path / "cache"))
+    cached = tmp_path / "cache" / package.tarball
+    cached.parent.mkdir()
+    cached.write_bytes(b"bytes changed since it was fetched")
+    with pytest.raises(RuntimeIntegrityError) as refused:
+        runtime_tarball(package)
+    said = str(refused.value)
+    assert str(cached) in said and f"is not {package.spec} as pinned" in said
+    assert "delete it to fetch it again" in said
 
 
 def _fake_npm(folder: Path, writes: bytes) -> None:

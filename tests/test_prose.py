@@ -19,12 +19,13 @@ through when the new number is one the neighbouring fences also use (0.5 into 0.
 both are inputs); tying each number to code by name would close that, at the cost of
 markup in the Markdown, which readers would see.
 
-Not checked (each for a stated reason, see NOT_RESULTS): code spans and link targets
-(code, not claims), numbered headings, chapter references, version numbers, years and arXiv
-identifiers; nor
-the blocks a tool writes into a chapter, such as the table of a figure's steps (they are not
-prose: tools/chapter.py leaves them out, and tests/test_steps.py compares each with what
-its tool writes now, as an output block is compared with what its fence prints).
+A number in a code span of the prose is checked like any other (`Value(-8.0) ** (1 / 3)`
+needs -8.0 in those fences): a reader may type it, so the code beside it must give it.
+Not checked (each for a stated reason, see NOT_RESULTS): link targets (not read), numbered
+headings, chapter references, version numbers, years and arXiv identifiers; nor the blocks
+a tool writes into a chapter, such as the table of a figure's steps (they are not prose:
+tools/chapter.py leaves them out, and tests/test_steps.py compares each with what its tool
+writes now, as an output block is compared with what its fence prints).
 """
 
 from __future__ import annotations
@@ -128,8 +129,7 @@ def _claims_in(text: str, line: int, sizes: bool = True) -> list[Claim]:
 def prose_claims(page: Path) -> list[Claim]:
     """The numbers the prose of a chapter states, with their lines."""
     claims = []
-    for first, block in Chapter.read(page).prose:  # a reader's view of it: no code, no links
-        block = re.sub(r"(`+)[^`]*?\1", lambda m: re.sub(r"[^\n]", " ", m[0]), block)
+    for first, block in Chapter.read(page).prose:  # a reader's view of it: no link targets
         block = re.sub(r"\]\([^)]*\)", "]", block)
         block = re.sub(r"<!--.*?-->", " ", block, flags=re.DOTALL)
         claims += _claims_in(block, first)
@@ -273,7 +273,7 @@ def test_every_number_in_the_prose_is_one_its_fences_give(page):
 
 # Edits of the prose alone, each of a number the code beside it computes, that must be caught:
 # one the section's other fences happen to use (0.1, 30), one given a minus sign, a minus
-# dropped (q's gradient, -1.75) and one added (the loss, 0.109).
+# dropped (q's gradient, -1.75; and in a code span, -8.0) and one added (the loss, 0.109).
 DRIFTS = [
     ("09-two-moons.md", "to 0.109 at the last step", "to 0.1 at the last step", "0.1"),
     ("03-backward.md", "on to $x$: 36 in all", "on to $x$: 30 in all", "30"),
@@ -285,6 +285,7 @@ DRIFTS = [
     ),
     ("04-a-scalar-neuron.md", "at $q = 2$ is $-1.75$", "at $q = 2$ is $1.75$", "1.75"),
     ("09-two-moons.md", "to 0.109 at the last step", "to -0.109 at the last step", "-0.109"),
+    ("02-the-value-atom.md", "such as `Value(-8.0) **", "such as `Value(8.0) **", "8.0"),
 ]
 
 

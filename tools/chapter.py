@@ -286,7 +286,9 @@ class Chapter:
 
     @property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        """Its lines, split at "\\n" only, as Markdown counts them (str.splitlines would
+        also split at a form feed or a line separator that a fence printed)."""
+        return self.text.removesuffix("\n").split("\n") if self.text else []
 
     @functools.cached_property
     def fences(self) -> list[Fence]:

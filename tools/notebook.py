@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import re
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -251,14 +252,18 @@ def updated_outputs(path: Path, printed: dict[int, str]) -> str:
 
     ``printed`` maps cell indices to their printed text; cells not in it keep their block.
     A cell that printed but has no block gets one; one that printed nothing loses its block.
+    A block shows the text with a final newline added if it had none, between fences longer
+    than any run of backticks in it, so nothing printed can close it early.
     """
     chapter = Chapter.read(path)
-    lines = chapter.text.splitlines(keepends=True)
+    lines = re.split(r"(?<=\n)", chapter.text)  # at "\n" only, as Markdown counts lines
     for index, cell in sorted(enumerate(chapter.cells), key=lambda item: -item[1].line):
         if index not in printed:
             continue
         text = printed[index]
-        block = [f"```{OUTPUT}\n", text if text.endswith("\n") else text + "\n", "```\n"]
+        ticks = "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
+        shown = text if text.endswith("\n") else text + "\n"
+        block = [f"{ticks}{OUTPUT}\n", shown, f"{ticks}\n"]
         if cell.output is not None:  # replace from its opening to its closing backticks
             start = cell.output.line - 2  # its opening backticks, 0-based
             stop = cell.output.line + cell.output.code.count("\n") - 1  # its closing ones

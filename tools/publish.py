@@ -117,11 +117,27 @@ def _shown(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
+OPTIONS = {"build": ("--archive",), "pdf": ()}  # each command's options
+
+
+def usage_error(command: str, options: list[str]) -> str | None:
+    """What is wrong with ``command`` and its ``options``, in one line; None if nothing."""
+    if command not in OPTIONS:
+        return f"no command {command!r}: use {' or '.join(OPTIONS)}"
+    for option in options:
+        if option not in OPTIONS[command]:
+            valid = ", ".join(OPTIONS[command]) or "none"
+            return f"{command} has no option {option} (its options: {valid})"
+    return None
+
+
 def main(argv: list[str]) -> int:
     command, options = (argv[0], argv[1:]) if argv else ("", [])
-    wanted = {"build": {"--archive"}, "pdf": set()}
-    if command not in wanted or set(options) - wanted[command]:
-        print(__doc__, file=sys.stderr)
+    if {"-h", "--help"} & set(argv):
+        print(__doc__)
+        return 0
+    if wrong := usage_error(command, options):
+        print(f"publish: {wrong}", file=sys.stderr)
         return 2
     try:
         if command == "build" and not options:

@@ -5,8 +5,8 @@
 * The links to the engine, ``micrograd.py``, offered as a download (offer_download).
 
 A chapter folds four kinds of things (plain ``<details>`` with a ``<summary>``, so the
-Markdown carries no classes): the book's checks ("Checks", "Checks of ..."), a solution
-to an exercise ("Solution"), an answer ("Answer"), and a figure's table of steps
+Markdown carries no classes): the book's checks ("Checks", "Checks of ...", "Check: ..."),
+a solution to an exercise ("Solution"), an answer ("Answer"), and a figure's table of steps
 ("Figure 3, step by step: ..."). Each gets ``fold-<kind>``, which book.css gives a look of
 its own; a summary that starts otherwise is left as it is.
 """
@@ -17,7 +17,13 @@ import re
 
 from tools import ENGINE
 
-KINDS = {"Checks": "checks", "Solution": "solution", "Answer": "answer", "Figure": "steps"}
+KINDS = {  # the first word of a summary -> the kind of fold
+    "Checks": "checks",
+    "Check": "checks",
+    "Solution": "solution",
+    "Answer": "answer",
+    "Figure": "steps",
+}
 
 _FOLD = re.compile(r"<details>(\s*<summary>)(?P<word>\w+)")
 
