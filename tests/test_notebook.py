@@ -315,14 +315,7 @@ def test_update_outputs_writes_what_was_printed_and_keeps_the_fences_below(pytes
 @pytest.mark.parametrize(
     "case",
     [
-        pytest.param(
-            "no final newline",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the agreed rule, not yet in the comparison: a block shows what was "
-                "printed with one final newline added if it lacked one (drop this mark then)",
-            ),
-        ),
+        "no final newline",
         "backticks",
         "a form feed above",
     ],

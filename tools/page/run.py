@@ -210,7 +210,9 @@ class Notebook:
         why = mismatch(self.chapter, cell, outcome.printed, self.remedy) if book else None
         if outcome.state == "ran" and why and self.check_outputs:
             outcome.state = "differs" if all else "failed"
-            outcome.report, outcome.error = why, OutputMismatchError(why)
+            where, _, rest = why.partition(": ")  # the report names the error, as for others
+            outcome.report = f"{where}: {OutputMismatchError.__name__}: {rest}"
+            outcome.error = OutputMismatchError(why)
         if outcome.state == "failed" and self.first_failure is None:
             self.first_failure = index
         self.outcomes[index] = outcome
