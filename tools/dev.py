@@ -303,7 +303,7 @@ def command_line(command: str, rest: list[str]) -> list:
         "pdf": [PYTHON, ROOT / "tools" / "publish.py", "pdf", *rest],
         "tangle": [*tangle, *rest],
         "sync": [PYTHON, ROOT / "tools" / "sync.py", *rest],
-        "figures": [PYTHON, ROOT / "tools" / "redraw.py", *rest],
+        "figures": [PYTHON, "-m", "tools.figures", *rest],
         "bench": [PYTHON, ROOT / "benchmarks" / "bench.py", *rest],
         "skeleton": [PYTHON, ROOT / "tools" / "learner.py", "skeleton", *rest],
         "learn": [PYTHON, ROOT / "tools" / "learner.py", "learn", *rest],

@@ -1,4 +1,4 @@
-"""Figures drawn again from the reader's own code, in Chromium (tools/site/live.py).
+"""Figures drawn again from the reader's own code, in Chromium (tools/page/live.py).
 
 The reader edits a fence above a figure and runs it: the figure and its step-through are
 drawn again from what the code made, with Graphviz in the page (WebAssembly, served by the
@@ -19,7 +19,7 @@ from tests.helpers.browser import (
     printed,
     run,
 )
-from tools.site.live import MAX_NODES
+from tools.page.live import MAX_NODES
 
 pytestmark = pytest.mark.usefixtures("runtime")
 

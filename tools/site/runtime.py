@@ -83,11 +83,12 @@ PAGE_PYTHON = {  # written into the browser's Python next to the chapter's fence
 }
 LIVE_PYTHON = {  # and, the first time a figure is drawn live, the figures' own code
     "tools/__init__.py": ROOT / "tools" / "__init__.py",
-    "tools/figures.py": ROOT / "tools" / "figures.py",
-    "tools/pictures.py": ROOT / "tools" / "pictures.py",
-    "tools/site/__init__.py": ROOT / "tools" / "site" / "__init__.py",
-    "tools/site/steps.py": ROOT / "tools" / "site" / "steps.py",
-    "tools/site/live.py": ROOT / "tools" / "site" / "live.py",
+    "tools/page/__init__.py": ROOT / "tools" / "page" / "__init__.py",
+    "tools/page/steps.py": ROOT / "tools" / "page" / "steps.py",
+    "tools/page/figures.py": ROOT / "tools" / "page" / "figures.py",
+    "tools/page/svg.py": ROOT / "tools" / "page" / "svg.py",
+    "tools/page/graphs.py": ROOT / "tools" / "page" / "graphs.py",
+    "tools/page/live.py": ROOT / "tools" / "page" / "live.py",
 }
 HOW_TO_ENABLE = (
     "Run buttons are off: {why}, so the site has no Python runtime (Pyodide {version}). "

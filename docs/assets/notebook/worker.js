@@ -7,7 +7,7 @@
 // pytest.raises) into Pyodide's file system, and runs fences with tools/kernel.py: the
 // same code that runs them under pytest.
 //
-// Figures drawn live (tools/site/live.py): the first time the page asks for a drawing,
+// Figures drawn live (tools/page/live.py): the first time the page asks for a drawing,
 // this worker writes the figures' Python into the file system and loads Graphviz
 // (assets/viz/viz.js, WebAssembly inside an ES module), and from then on lays out the DOT
 // that Python hands it, with the attributes of the book's figures written into it.
@@ -29,11 +29,12 @@ const here = (name) => new URL(name, import.meta.url).href;
 const PAGE_PYTHON = ["micrograd.py", "kernel.py", "pytest.py"];
 const LIVE_PYTHON = [ // as tools/site/runtime.py copies them next to this file
   "tools/__init__.py",
-  "tools/figures.py",
-  "tools/pictures.py",
-  "tools/site/__init__.py",
-  "tools/site/steps.py",
-  "tools/site/live.py",
+  "tools/page/__init__.py",
+  "tools/page/steps.py",
+  "tools/page/figures.py",
+  "tools/page/svg.py",
+  "tools/page/graphs.py",
+  "tools/page/live.py",
 ];
 
 // Python 3.14 frees a long chain of objects (a deep graph of Values) recursively, until
@@ -57,7 +58,7 @@ function limitStack(pyodide, size = PYTHON_STACK) {
 let python = null; // Pyodide, once loaded
 let kernel = null; // the kernel module
 let book = null; // the chapter's Kernel
-let drawing = null; // a promise of {live, viz}: tools.site.live and Graphviz, once asked for
+let drawing = null; // a promise of {live, viz}: tools.page.live and Graphviz, once asked for
 
 async function writeFiles(pyodide, names) {
   for (const name of names) {
@@ -87,7 +88,7 @@ async function load() {
 async function loadDrawing() {
   await writeFiles(python, LIVE_PYTHON);
   python.runPython("import importlib; importlib.invalidate_caches()");
-  const live = python.pyimport("tools.site.live");
+  const live = python.pyimport("tools.page.live");
   const Viz = await import(here("../viz/viz.js"));
   const viz = await Viz.instance();
   // DOT -> the book's SVG, with ids under `prefix`; or a reason it is not drawn.

@@ -1,4 +1,4 @@
-"""Drawing primitives for the book's figures (tools/figures.py): each returns inline SVG.
+"""Drawing primitives for the book's figures at build time: each returns inline SVG.
 
 * ``svg_from_dot(dot_text)``: lay out a Graphviz DOT graph with the ``graphviz-pure``
   binary installed in this Python's environment (no system Graphviz needed); each box,
@@ -9,17 +9,13 @@
 * ``scatter_svg(groups, *, name, boundary=None, ...)``: 2-D points coloured by label, one
   marker per group, over a classifier's regions if ``boundary`` is given.
 
-Every function returns ``<svg class="picture" ...>...</svg>``. Lines and text drawn in
-black (Graphviz's and these plots' default) become ``currentColor``, and backgrounds are
-transparent, so a figure takes the page's text colour in light and dark mode; keep DOT
-graphs to the default colours, or to mid-tones that read on both. Figures scale down to
-fit the text column.
+Every function returns ``<svg class="picture" ...>...</svg>``, the page's text colour
+where it draws in black (tools/page/svg.py); keep DOT graphs to the default colours, or to
+mid-tones that read in light and dark mode. Figures scale down to fit the text column.
 """
 
 from __future__ import annotations
 
-import html
-import re
 import shutil
 import subprocess
 import sysconfig
@@ -27,7 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from io import StringIO
 from pathlib import Path
 
-FONT = "Helvetica"  # graphviz-pure measures it like Arial; browsers map it to Liberation Sans
+from tools.page.svg import dot_for_graphviz, from_graphviz, inline
+
 _SENTINEL = "#010203"  # matplotlib's "black", replaced by the page's text colour
 TEXT_COLOUR = _SENTINEL  # for lines drawn by hand that should take the text colour
 
@@ -38,35 +35,6 @@ def _graphviz() -> str:
     if not found:
         raise RuntimeError("graphviz-pure is not installed: pip install graphviz-pure")
     return found
-
-
-def _inline(svg: str, attributes: str = "") -> str:
-    """Trim a standalone SVG file to an element that sits in an HTML page."""
-    svg = svg[svg.index("<svg") :]
-    svg = re.sub(r"<!--.*?-->\n?|\s*<metadata>.*?</metadata>", "", svg, flags=re.DOTALL)
-    root = '<svg class="picture" fill="currentColor" style="max-width: 100%; height: auto" '
-    return svg.replace("<svg ", root + attributes, 1).strip()
-
-
-# The attributes every graph is drawn with, written into its DOT (dot_for_graphviz): here,
-# and in the page, where Graphviz runs as WebAssembly (tools/site/live.py).
-GRAPHVIZ_ATTRIBUTES = {
-    "graph": {"fontname": FONT, "bgcolor": "transparent"},
-    "node": {"fontname": FONT},
-    "edge": {"fontname": FONT},
-}
-
-
-def dot_for_graphviz(dot_text: str) -> str:
-    """``dot_text`` with GRAPHVIZ_ATTRIBUTES as its first statements (as -G, -N and -E
-    options would set them; viz.js 3.25's own options reach only what the DOT has not
-    declared yet)."""
-    said = " ".join(
-        f"{kind} [" + ", ".join(f'{name}="{value}"' for name, value in values.items()) + "];"
-        for kind, values in GRAPHVIZ_ATTRIBUTES.items()
-    )
-    opening = dot_text.index("{") + 1
-    return f"{dot_text[:opening]}\n  {said}{dot_text[opening:]}"
 
 
 def svg_from_dot(dot_text: str) -> str:
@@ -81,40 +49,6 @@ def svg_from_dot(dot_text: str) -> str:
     if result.returncode != 0:
         raise ValueError(f"graphviz-pure could not draw this graph:\n{result.stderr}")
     return from_graphviz(result.stdout)
-
-
-def from_graphviz(svg: str) -> str:
-    """Graphviz's SVG as the book shows it: black made the page's text colour, each group
-    named after its DOT names, no tooltips, trimmed to sit in a page. The same for SVG that
-    Graphviz made in the page (tools/site/live.py)."""
-    svg = re.sub(r'(fill|stroke)="black"', r'\1="currentColor"', svg)
-    svg = _ids_from_names(svg)
-    svg = re.sub(r"<title>.*?</title>\n?", "", svg)  # "n0->n1" tooltips mean nothing to a reader
-    return _inline(svg)
-
-
-_GROUP = re.compile(
-    r'<g id="(?:node|edge|clust)\d+" class="(?P<kind>node|edge|cluster)">\n'
-    r"<title>(?P<name>.*?)</title>"
-)
-
-
-def _ids_from_names(svg: str) -> str:
-    """Give each node, edge and cluster of a Graphviz SVG an id made of its DOT names
-    (``node-a0``, ``edge-x0-a0``, a second arrow between the same two ``edge-x0-a0-2``,
-    ``cluster-cluster_0``) instead of Graphviz's count (``node3``), so that a page can find
-    the box of a node it knows (tools/site/steps.py)."""
-    taken: dict[str, int] = {}
-
-    def named(match: re.Match) -> str:
-        name = re.sub(r"[^\w-]", "_", html.unescape(match["name"]).replace("->", "-"))
-        found = f"{match['kind']}-{name}"
-        taken[found] = taken.get(found, 0) + 1
-        if taken[found] > 1:
-            found += f"-{taken[found]}"
-        return f'<g id="{found}" class="{match["kind"]}">\n<title>{match["name"]}</title>'
-
-    return _GROUP.sub(named, svg)
 
 
 def plot_svg(draw: Callable, *, name: str, size: tuple[float, float] = (6.0, 3.5)) -> str:
@@ -153,7 +87,7 @@ def plot_svg(draw: Callable, *, name: str, size: tuple[float, float] = (6.0, 3.5
     svg = svg.replace(
         '<style type="text/css">*{stroke-linejoin: round; stroke-linecap: butt}</style>', ""
     )
-    return _inline(svg, 'stroke-linejoin="round" stroke-linecap="butt" ')
+    return inline(svg, 'stroke-linejoin="round" stroke-linecap="butt" ')
 
 
 def line_plot_svg(
