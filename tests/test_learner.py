@@ -1,4 +1,4 @@
-"""Learner mode (tools/learner.py): the skeleton engine, and the book's checks run against it.
+"""Learner mode (tools/learn/): the skeleton engine, and the book's checks run against it.
 
 The runs are made once each and shared: the book's own engine copied to another folder
 (every check passes), a fresh skeleton (it scores 0: chapter 2 fails first, naming
@@ -24,23 +24,19 @@ import pytest
 
 from tools import ROOT
 from tools.chapter import Chapter, chapters
-from tools.learner import (
+from tools.learn.child import outcomes
+from tools.learn.counted import engine_checks, engine_names
+from tools.learn.places import (
     MISTAKES_SHOWN,
-    ChapterResult,
-    Failure,
-    SkeletonExistsError,
     book_definitions,
     chapters_named,
-    check,
     definitions,
-    engine_checks,
-    engine_names,
     heading_above,
-    main,
-    outcomes,
-    progress_table,
-    write_skeleton,
 )
+from tools.learn.score import ChapterResult, Failure, check
+from tools.learn.skeleton import SkeletonExistsError, write_skeleton
+from tools.learn.table import progress_table
+from tools.learner import main
 from tools.notebook import Notebook
 
 BOOK_ENGINE = ROOT / "micrograd.py"

@@ -305,8 +305,8 @@ def command_line(command: str, rest: list[str]) -> list:
         "sync": [PYTHON, ROOT / "tools" / "sync.py", *rest],
         "figures": [PYTHON, "-m", "tools.figures", *rest],
         "bench": [PYTHON, ROOT / "benchmarks" / "bench.py", *rest],
-        "skeleton": [PYTHON, ROOT / "tools" / "learner.py", "skeleton", *rest],
-        "learn": [PYTHON, ROOT / "tools" / "learner.py", "learn", *rest],
+        "skeleton": [PYTHON, "-m", "tools.learner", "skeleton", *rest],
+        "learn": [PYTHON, "-m", "tools.learner", "learn", *rest],
     }[command]
 
 
