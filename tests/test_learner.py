@@ -30,7 +30,6 @@ from tools.learn.places import (
     MISTAKES_SHOWN,
     book_definitions,
     chapters_named,
-    definitions,
     heading_above,
 )
 from tools.learn.score import ChapterResult, Failure, check
@@ -38,6 +37,7 @@ from tools.learn.skeleton import SkeletonExistsError, write_skeleton
 from tools.learn.table import progress_table
 from tools.learner import main
 from tools.notebook import Notebook
+from tools.tangle import defined
 
 BOOK_ENGINE = ROOT / "micrograd.py"
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
@@ -47,7 +47,7 @@ BEFORE_ADD_MUL = ["Value.__init__", "Value.__repr__", "Value.wrap", "Value._back
 
 
 def functions(text: str) -> dict[str, ast.FunctionDef]:
-    return dict((name, node) for node, name in definitions(ast.parse(text).body))
+    return {name: node for name, node in defined(text) if isinstance(node, ast.FunctionDef)}
 
 
 def fill_in(skeleton: str, names: list[str]) -> str:

@@ -6,14 +6,13 @@ A static reading of the chapter (``engine_checks``): the names the engine define
 
 from __future__ import annotations
 
-import ast
 import functools
 from pathlib import Path
 
 from tools import DOCS
 from tools.chapter import Chapter
 from tools.learn.places import one_at_a_time
-from tools.tangle import tangle_book
+from tools.tangle import defined, tangle_book
 
 
 @one_at_a_time
@@ -21,14 +20,8 @@ from tools.tangle import tangle_book
 def engine_names(docs: Path = DOCS) -> frozenset[str]:
     """The names the engine defines at its top level: classes, functions and constants
     (``Value``, ``MLP``, ``USED_GRAPH``), not the modules it imports."""
-    names = set()
-    for node in ast.parse(tangle_book(docs, root=docs.resolve().parent).text).body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names |= {t.id for t in targets if isinstance(t, ast.Name)}
-    return frozenset(names)
+    text = tangle_book(docs, root=docs.resolve().parent).text
+    return frozenset(name for name, _ in defined(text) if "." not in name)
 
 
 @one_at_a_time

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tools import DOCS, ROOT, relative
 from tools.chapter import Chapter, chapters
-from tools.tangle import tangle_book
+from tools.tangle import defined, tangle_book
 
 # CPython 3.11's ast.parse can fail in two threads at once ("AST constructor recursion
 # depth mismatch"), and score.check() runs chapters from threads: the parsing takes turns.
@@ -66,30 +66,18 @@ def book_definitions(docs: Path = DOCS) -> dict[str, Definition]:
     """Every function and method of the engine the chapters build, and every class-level
     alias (``__rmul__ = __mul__``), by qualified name: the tangle maps each to its chunk."""
     tangled = tangle_book(docs, root=docs.resolve().parent)
-    text, found = tangled.text, {}
-
-    def add(node: ast.stmt, name: str) -> None:
-        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        lines = text.splitlines(keepends=True)[first - 1 : node.end_lineno]
-        chunk = tangled.chunks[tangled.chunk_at(node.lineno)]
-        found[name] = Definition(
-            name, textwrap.dedent("".join(lines)), chunk.fence.path, chunk.fence.line
-        )
-
-    tree = ast.parse(text)
-    for node, name in definitions(tree.body):
-        add(node, name)
-    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
-        for node in cls.body:
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
-                for target in node.targets:
-                    add(node, f"{cls.name}.{target.id}")
+    lines, found = tangled.text.splitlines(keepends=True), {}
+    for name, node in defined(tangled.text):
+        if "." in name or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            source = textwrap.dedent("".join(lines[first - 1 : node.end_lineno]))
+            chunk = tangled.chunks[tangled.chunk_at(node.lineno)]
+            found[name] = Definition(name, source, chunk.fence.path, chunk.fence.line)
     return found
 
 
 # Where the book shows a mistake in a function made and caught, beyond the section that
-
-
+# builds it (tested: each section exists, and shows the function's mistake).
 MISTAKES_SHOWN = {
     "Value._backward": [("03-backward.md", "Accumulate, never assign")],
     "Value.backward": [("03-backward.md", "2. Find the bug: a backward that forgot to reverse")],
@@ -105,15 +93,6 @@ def mistake_sections(name: str, docs: Path = DOCS) -> list[str]:
         line = next(h.line for h in chapter.headings if h.text == heading)
         found.append(where_in_book(chapter.path, line + 1))
     return found
-
-
-def definitions(body: list[ast.stmt], prefix: str = ""):
-    """(function node, qualified name) for each function and method, in source order."""
-    for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node, prefix + node.name
-        elif isinstance(node, ast.ClassDef):
-            yield from definitions(node.body, f"{prefix}{node.name}.")
 
 
 def _number(chapter: Path) -> int | None:

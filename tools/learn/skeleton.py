@@ -11,8 +11,8 @@ import ast
 from pathlib import Path
 
 from tools import DOCS
-from tools.learn.places import definitions, where_in_book
-from tools.tangle import tangle_book
+from tools.learn.places import where_in_book
+from tools.tangle import defined, tangle_book
 
 DEFAULT_PATH = Path("my-engine") / "micrograd.py"
 LINE_LENGTH = 100  # ruff's, from pyproject.toml: the skeleton is ruff-clean as written
@@ -66,7 +66,9 @@ def skeleton(docs: Path = DOCS) -> str:
     ]
     lines = text.splitlines(keepends=True)
     edits = []  # (start, stop, new lines): lines[start:stop] becomes new lines (0-based)
-    for node, name in definitions(ast.parse(text).body):
+    for name, node in defined(text):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
         keep = 1 if ast.get_docstring(node, clean=False) is not None else 0
         if keep == len(node.body):
             continue  # nothing but a docstring: nothing to write
