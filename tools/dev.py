@@ -294,15 +294,14 @@ def serve(args: list[str], env: dict) -> int:
 
 def command_line(command: str, rest: list[str]) -> list:
     """What ``dev.py <command> <rest>`` runs, with .venv's Python."""
-    tangle = [PYTHON, ROOT / "tools" / "tangle.py"]
     return {
         "test": [PYTHON, "-m", "pytest", *PARALLEL, *rest],
         "check": [PYTHON, "-m", "pytest", *PARALLEL, "-m", "not site and not heavy", *rest],
         "serve": [PYTHON, "-c", MKDOCS_SERVE, *serve_options(rest)],
-        "build": [PYTHON, ROOT / "tools" / "publish.py", "build", *rest],
-        "pdf": [PYTHON, ROOT / "tools" / "publish.py", "pdf", *rest],
-        "tangle": [*tangle, *rest],
-        "sync": [PYTHON, ROOT / "tools" / "sync.py", *rest],
+        "build": [PYTHON, "-m", "tools.publish", "build", *rest],
+        "pdf": [PYTHON, "-m", "tools.publish", "pdf", *rest],
+        "tangle": [PYTHON, "-m", "tools.tangle", *rest],
+        "sync": [PYTHON, "-m", "tools.sync", *rest],
         "figures": [PYTHON, "-m", "tools.figures", *rest],
         "bench": [PYTHON, ROOT / "benchmarks" / "bench.py", *rest],
         "skeleton": [PYTHON, "-m", "tools.learner", "skeleton", *rest],
