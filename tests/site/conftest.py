@@ -17,8 +17,8 @@ import pytest
 from filelock import FileLock
 
 from tests.helpers.browser import PHONE, Watch
-from tests.helpers.site import serve
 from tools import ROOT
+from tools.site.drive import serve
 from tools.site.runtime import RUNTIME_FILES
 
 HERE = Path(__file__).parent

@@ -14,7 +14,6 @@ import pytest
 
 from tests.helpers.browser import (
     Watch,
-    code,
     next_chapter_to,
     printed,
     requests_for,
@@ -22,6 +21,7 @@ from tests.helpers.browser import (
     states,
 )
 from tests.helpers.site import PAGES, url_path
+from tools.site.drive import code
 from tools.site.fences import page_fences
 
 CHAPTERS = [page for page in PAGES if page_fences(page)["fences"]]

@@ -12,14 +12,13 @@ import pytest
 from tests.helpers.browser import (
     assert_clean,
     assert_loaded_locally,
-    bar,
     chapter_page,
-    code,
     fence_with,
     printed,
     run,
 )
 from tools.page.live import MAX_NODES
+from tools.site.drive import bar, code
 
 pytestmark = pytest.mark.usefixtures("runtime")
 

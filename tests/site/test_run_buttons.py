@@ -16,10 +16,8 @@ from tests.helpers.browser import (
     RUN_TIMEOUT,
     assert_clean,
     assert_loaded_locally,
-    bar,
     box_fits,
     chapter_page,
-    code,
     editor_text,
     expected_failure,
     expected_run_all,
@@ -32,7 +30,8 @@ from tests.helpers.browser import (
     run,
     states,
 )
-from tests.helpers.site import PAGES, build_small_site, serve
+from tests.helpers.site import PAGES, build_small_site
+from tools.site.drive import bar, code, serve
 from tools.site.fences import page_fences
 
 
