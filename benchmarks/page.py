@@ -28,8 +28,8 @@ import statistics
 import sys
 from pathlib import Path
 
+from benchmarks.drive import code, serve
 from tools import ROOT
-from tools.site.drive import code, serve
 from tools.site.runtime import LIVE_PYTHON, NOTEBOOK_DIR, VIZ
 
 REPEATS = 5

@@ -8,8 +8,7 @@ from xml.etree import ElementTree
 import pytest
 
 from tools import ROOT
-from tools.figures.from_chapters import FIGURES, drawn, path
-from tools.figures.pictures import svg_from_dot
+from tools.figures.from_chapters import FIGURES, drawn, path, svg_from_dot
 from tools.site.figures import inline
 
 

@@ -24,7 +24,7 @@ import pytest
 
 from tools import ROOT
 from tools.chapter import Chapter, chapters
-from tools.learn.child import outcomes
+from tools.learn.child import DEFAULT_TIMEOUT, check, run_in_child
 from tools.learn.counted import engine_checks, engine_names
 from tools.learn.places import (
     MISTAKES_SHOWN,
@@ -32,9 +32,8 @@ from tools.learn.places import (
     chapters_named,
     heading_above,
 )
-from tools.learn.score import ChapterResult, Failure, check
 from tools.learn.skeleton import SkeletonExistsError, write_skeleton
-from tools.learn.table import progress_table
+from tools.learn.table import ChapterResult, Failure, progress_table
 from tools.learner import main
 from tools.notebook import Notebook
 from tools.tangle import defined
@@ -44,6 +43,15 @@ VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
 # Chapter 2 builds these, in this order, before it multiplies: a learner following the
 # table writes them first (its first check needs __init__, __repr__ and wrap).
 BEFORE_ADD_MUL = ["Value.__init__", "Value.__repr__", "Value.wrap", "Value._backward"]
+
+
+def outcomes(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> dict[int, bool]:
+    """Every check of the chapter run against ``engine``, none stopping the chapter: cell
+    index -> passed. (The experiment that ``engine_checks`` agrees with, in the tests.)"""
+    events, _ = run_in_child(chapter.resolve(), engine.resolve(), timeout, "every")
+    cells = Chapter.read(chapter).cells
+    ran = {e.get("passed", e.get("failed")): "passed" in e for e in events if "start" not in e}
+    return {i: passed for i, passed in ran.items() if not cells[i].fence.is_engine}
 
 
 def functions(text: str) -> dict[str, ast.FunctionDef]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from tools import ROOT
-from tools.learn.score import check
+from tools.learn.child import check
 from tools.learn.table import progress_table
 
 BOOK_ENGINE = ROOT / "micrograd.py"

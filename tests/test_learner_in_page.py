@@ -11,7 +11,7 @@ import sys
 import zipfile
 
 from tools import ENGINE, ROOT
-from tools.learn.score import check
+from tools.learn.child import check
 from tools.learn.skeleton import skeleton
 from tools.learn.table import progress_table
 from tools.site.learner import book_zip

@@ -47,19 +47,6 @@ SERVE_ADDRESS = ("127.0.0.1", 8000)  # mkdocs serve's default
 # The suite on up to four processes (pytest-xdist), a file to a process: a chapter's
 # fences share one namespace, and a test module its session fixtures.
 PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "loadfile"]
-COMMANDS = (
-    "test",
-    "check",
-    "serve",
-    "build",
-    "pdf",
-    "tangle",
-    "sync",
-    "figures",
-    "bench",
-    "skeleton",
-    "learn",
-)
 
 
 class SetupError(Exception):
@@ -294,6 +281,10 @@ def serve(args: list[str], env: dict) -> int:
 
 def command_line(command: str, rest: list[str]) -> list:
     """What ``dev.py <command> <rest>`` runs, with .venv's Python."""
+    return command_lines(rest)[command]
+
+
+def command_lines(rest: list[str]) -> dict[str, list]:
     return {
         "test": [PYTHON, "-m", "pytest", *PARALLEL, *rest],
         "check": [PYTHON, "-m", "pytest", *PARALLEL, "-m", "not site and not heavy", *rest],
@@ -306,7 +297,10 @@ def command_line(command: str, rest: list[str]) -> list:
         "bench": [PYTHON, ROOT / "benchmarks" / "bench.py", *rest],
         "skeleton": [PYTHON, "-m", "tools.learner", "skeleton", *rest],
         "learn": [PYTHON, "-m", "tools.learner", "learn", *rest],
-    }[command]
+    }
+
+
+COMMANDS = tuple(command_lines([]))  # in the order --help lists them
 
 
 def main(argv: list[str]) -> int:

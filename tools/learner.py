@@ -30,9 +30,8 @@ from pathlib import Path
 if __name__ == "__main__":  # run by its path (chapter 15 does, from a learner's folder)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tools.learn.child import DEFAULT_TIMEOUT
+from tools.learn.child import DEFAULT_TIMEOUT, check
 from tools.learn.places import chapters_named
-from tools.learn.score import check
 from tools.learn.skeleton import DEFAULT_PATH, SkeletonExistsError, write_skeleton
 from tools.learn.table import progress_table
 

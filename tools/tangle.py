@@ -141,11 +141,9 @@ class Tangled:
 
 
 def defined(text: str) -> list[tuple[str, ast.stmt]]:
-    """What the engine ``text`` defines, in order, each name with its statement: every
-    top-level class, function and constant (``Value``, ``dot``, ``USED_GRAPH``; not the
-    modules it imports), and in a class each method (``Value.__mul__``) and each alias of
-    one (``Value.__rmul__``, from ``__rmul__ = __mul__``). The skeleton, learner mode and
-    the woven engine (tools/learn/, tools/site/weave.py) all read the engine through it."""
+    """What the engine ``text`` defines, in order, each name with its statement: each top-level
+    class, function and constant (not the modules it imports), and in a class each method
+    and alias of one (``Value.__rmul__``). Learner mode and the woven engine read it here."""
     found = []
     for node in ast.parse(text).body:
         found += [(name, node) for name in _bound(node)]

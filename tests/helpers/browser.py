@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from benchmarks.drive import bar
 from tests.helpers.site import PAGES, url_path
 from tools.notebook import Notebook
-from tools.site.drive import bar
 from tools.site.fences import page_fences
 from tools.site.runtime import RUNTIME_FILES
 

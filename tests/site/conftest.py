@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from benchmarks.drive import serve
 from tests.helpers.browser import PHONE, Watch
 from tools import ROOT
-from tools.site.drive import serve
 from tools.site.runtime import RUNTIME_FILES
 
 HERE = Path(__file__).parent

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.drive import code
 from tests.helpers.browser import (
     Watch,
     next_chapter_to,
@@ -21,7 +22,6 @@ from tests.helpers.browser import (
     states,
 )
 from tests.helpers.site import PAGES, url_path
-from tools.site.drive import code
 from tools.site.fences import page_fences
 
 CHAPTERS = [page for page in PAGES if page_fences(page)["fences"]]

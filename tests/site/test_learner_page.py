@@ -15,9 +15,9 @@ import pytest
 
 from tests.helpers.browser import RUN_TIMEOUT, assert_clean, editor_text
 from tools import ENGINE, ROOT
+from tools.learn.child import check
 from tools.learn.counted import engine_checks, engine_names
 from tools.learn.places import chapters_named
-from tools.learn.score import check
 from tools.learn.skeleton import skeleton
 from tools.learn.table import progress_table
 from tools.site.learner import PAGE, PLACEHOLDER, _blocked

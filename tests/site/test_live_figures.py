@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.drive import bar, code
 from tests.helpers.browser import (
     assert_clean,
     assert_loaded_locally,
@@ -18,7 +19,6 @@ from tests.helpers.browser import (
     run,
 )
 from tools.page.live import MAX_NODES
-from tools.site.drive import bar, code
 
 pytestmark = pytest.mark.usefixtures("runtime")
 

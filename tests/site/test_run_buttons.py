@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from benchmarks.drive import bar, code, serve
 from tests.helpers.browser import (
     PHONE,
     RUN_TIMEOUT,
@@ -31,7 +32,6 @@ from tests.helpers.browser import (
     states,
 )
 from tests.helpers.site import PAGES, build_small_site
-from tools.site.drive import bar, code, serve
 from tools.site.fences import page_fences
 
 

@@ -1,10 +1,5 @@
-"""The book's figures, drawn from the chapters' own code: the build's side.
-
-The catalogue and the graph figures run in the page too (tools/page/figures.py,
-graphs.py); here are the plots (plots.py, with pictures.py's primitives), each figure drawn
-from its chapter into docs/figures/ (from_chapters.py), the step tables written under
-stepped figures in their chapters (step_tables.py), and the `figures` command
-(__main__.py). Importing this package registers every figure.
+"""The book's figures at build time: importing this registers every one (the catalogue and
+the graphs are tools/page/'s, which the page runs too).
 """
 
 from tools.figures import plots  # noqa: F401 (registers the plots)

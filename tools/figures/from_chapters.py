@@ -1,24 +1,24 @@
 """Each figure drawn from its chapter: the files in docs/figures/, recordings and nudges.
 
-A figure is drawn from its chapter's namespace as it stands where the chapter shows the
-figure, after the fences above it have run (the notebook the tests run), so it cannot
-drift from what the chapter computes: tests/test_figures.py redraws every file and fails
-if a committed one differs. As a file, the SVG carries its own colours for a light or
-dark reader; tools/site/figures.py puts it into the page without them.
+A figure is drawn from its chapter's namespace where the chapter shows it (the notebook the
+tests run), so it cannot drift from what the chapter computes: tests/test_figures.py redraws
+every file. Graphviz is the graphviz-pure binary of this Python (no system Graphviz).
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 
 from tools import DOCS
 from tools.chapter import Chapter
-from tools.figures import pictures
 from tools.notebook import Notebook
 from tools.page import steps
 from tools.page.figures import FIGURES, Figure
-from tools.page.svg import unique_ids
+from tools.page.svg import dot_for_graphviz, from_graphviz, unique_ids
 
 FOLDER = DOCS / "figures"
 # As a standalone file (GitHub, VS Code), the drawing's "current colour" is this, or the
@@ -34,10 +34,32 @@ def path(name: str) -> Path:
     return FOLDER / f"{name}.svg"
 
 
+def _graphviz() -> str:
+    scripts = Path(sysconfig.get_path("scripts")) / "graphviz-pure"
+    found = str(scripts) if scripts.exists() else shutil.which("graphviz-pure")
+    if not found:
+        raise RuntimeError("graphviz-pure is not installed: pip install graphviz-pure")
+    return found
+
+
+def svg_from_dot(dot_text: str) -> str:
+    """The DOT graph ``dot_text`` laid out by Graphviz, as inline SVG."""
+    result = subprocess.run(
+        [_graphviz(), "-Tsvg"],
+        input=dot_for_graphviz(dot_text),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise ValueError(f"graphviz-pure could not draw this graph:\n{result.stderr}")
+    return from_graphviz(result.stdout)
+
+
 def picture(figure: Figure, namespace: dict) -> str:
     """The figure drawn from ``namespace``, as inline SVG."""
     drawing = figure.draw(namespace)
-    return pictures.svg_from_dot(drawing) if figure.graph else drawing
+    return svg_from_dot(drawing) if figure.graph else drawing
 
 
 def standalone(svg: str, name: str) -> str:
@@ -100,8 +122,3 @@ def nudged(names: list[str]) -> dict[str, dict]:
 def with_data_in(chapter: str) -> list[str]:
     """The figures of ``chapter`` whose page carries data for a control: steps, nudges."""
     return [n for n, f in FIGURES.items() if f.chapter == chapter and (f.steps or f.nudges)]
-
-
-def stepped_in(chapter: str) -> list[str]:
-    """The figures of ``chapter`` (a file name in docs/) that have a step-through."""
-    return [name for name, f in FIGURES.items() if f.chapter == chapter and f.steps]

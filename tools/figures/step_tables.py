@@ -1,8 +1,5 @@
-"""The steps of a stepped figure as a folded table in its chapter, under the figure.
-
-For readers without the page's step controls: written between two comments (see
-tools/chapter.py's ``Generated``) by `python3 tools/dev.py figures`, checked by
-tests/test_steps.py.
+"""The steps of a stepped figure as a folded table in its chapter, under the figure, for
+readers without the page's step controls (written by `python3 tools/dev.py figures`).
 """
 
 from __future__ import annotations

@@ -1,14 +1,12 @@
-"""Running a chapter against a learner's engine: here, or in a child process with a time limit.
-
-``run_chapter`` runs the chapter's checks in order in this process (the page's way, which
-has no processes) and tells each event. ``run_in_child`` runs it in a process of its own
-(cwd: the book's folder), which writes each event as a JSON line, so that an endless loop
-in the learner's code costs one chapter its timeout.
+"""Running chapters against a learner's engine: in this process (``run_chapter``, the page's
+way), or each in a child process with a time limit, writing an event a JSON line
+(``run_in_child``, ``check``), so that an endless loop costs one chapter its timeout.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -16,10 +14,13 @@ import subprocess
 import sys
 import tempfile
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tools import ROOT
-from tools.chapter import Chapter
+from tools.learn.diagnose import DIAGNOSE
+from tools.learn.places import chapters_named
+from tools.learn.table import ChapterResult, chapter_result
 from tools.notebook import Notebook, describe_error
 
 DEFAULT_TIMEOUT = 120.0  # seconds per chapter: many times what the slowest one needs
@@ -123,10 +124,44 @@ def run_in_child(chapter: Path, engine: Path, timeout: float, *more: str, script
     return events, stopped
 
 
-def outcomes(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> dict[int, bool]:
-    """Every check of the chapter run against ``engine``, none stopping the chapter: cell
-    index -> passed. (The experiment that ``engine_checks`` agrees with, in the tests.)"""
-    events, _ = run_in_child(chapter.resolve(), engine.resolve(), timeout, "every")
-    cells = Chapter.read(chapter).cells
-    ran = {e.get("passed", e.get("failed")): "passed" in e for e in events if "start" not in e}
-    return {i: passed for i, passed in ran.items() if not cells[i].fence.is_engine}
+def check_chapter(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> ChapterResult:
+    """Run one chapter's checks against the micrograd.py at ``engine``, in a child process."""
+    chapter = chapter.resolve()
+    return chapter_result(chapter, *run_in_child(chapter, engine.resolve(), timeout))
+
+
+def check(
+    engine: Path,
+    selected: list[Path] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    jobs: int | None = None,
+) -> list[ChapterResult]:
+    """Every chapter's checks (or those of ``selected`` chapters) against ``engine``."""
+    if not engine.is_file():
+        raise FileNotFoundError(f"{engine}: no such file (write one with `skeleton`)")
+    selected = selected or chapters_named([])
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        results = list(pool.map(lambda c: check_chapter(c, engine, timeout), selected))
+    return diagnosed(results, engine, timeout)
+
+
+def diagnosed(
+    results: list[ChapterResult], engine: Path, timeout: float, find=None
+) -> list[ChapterResult]:
+    """``results`` with the function to fix (``to_fix``) named in the first failure, the one
+    *Read next* is about: found in a child process, as the checks are, for that chapter
+    alone (finding it reruns the chapter, a few times); or by ``find(chapter, index)``,
+    if given (the page, which has no processes: tools/site/learner.py)."""
+    first = next((r for r in results if r.failure), None)
+    if first is None or first.failure.index is None or first.failure.kind == "EngineImportError":
+        return results
+    if find is not None:
+        fix = find(first.chapter, first.failure.index) or ""
+    else:
+        index = str(first.failure.index)
+        events, _ = run_in_child(first.chapter, engine.resolve(), timeout, index, script=DIAGNOSE)
+        fix = next((e["fix"] for e in events if e.get("fix")), "")
+    if not fix:
+        return results
+    named = dataclasses.replace(first, failure=dataclasses.replace(first.failure, fix=fix))
+    return [named if r is first else r for r in results]

@@ -1,7 +1,5 @@
-"""Which of a chapter's checks are checks of the learner's engine: the ones the score counts.
-
-A static reading of the chapter (``engine_checks``): the names the engine defines
-(``engine_names``) followed statement by statement through the chapter's fences.
+"""Which of a chapter's checks are checks of the learner's engine, the ones the score counts:
+the engine's names followed statement by statement through the chapter (``engine_checks``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""The function to fix: which function of the learner's engine made a check fail.
-
-Found by experiment (``to_fix``): the check runs again with a profiler, then with one
-function at a time replaced by the book's own code, until one makes it pass.
+"""The function to fix: which function of the learner's engine made a check fail, found by
+running the check again with a profiler, then with one function at a time the book's.
 """
 
 from __future__ import annotations

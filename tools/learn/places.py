@@ -1,8 +1,5 @@
-"""Where things are in the book, for a learner: sections, the engine's definitions, chapters.
-
-Each function of the engine is built in a section of a chapter (``book_definitions``);
-a check is in a section (``where_in_book``); some sections show a function's mistakes
-caught (``MISTAKES_SHOWN``). The learner names chapters by number (``chapters_named``).
+"""Where things are in the book, for a learner: the section of a line, the section that
+builds each function of the engine, the sections that show its mistakes, chapters by number.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from tools.chapter import Chapter, chapters
 from tools.tangle import defined, tangle_book
 
 # CPython 3.11's ast.parse can fail in two threads at once ("AST constructor recursion
-# depth mismatch"), and score.check() runs chapters from threads: the parsing takes turns.
+# depth mismatch"), and child.check() runs chapters from threads: the parsing takes turns.
 _PARSING = threading.Lock()
 
 
@@ -38,14 +35,9 @@ def heading_above(chapter: Path, line: int) -> str:
     return heading.text if heading else ""
 
 
-def page_title(chapter: Path) -> str:
-    """The chapter's title as the site's navigation shows it: its first heading."""
-    return Chapter.read(chapter).title
-
-
 def where_in_book(chapter: Path, line: int) -> str:
     """docs/02-the-value-atom.md, section 'Five fields' (page '2. The Value atom')"""
-    heading, title = heading_above(chapter, line), page_title(chapter)
+    heading, title = heading_above(chapter, line), Chapter.read(chapter).title  # as navigated
     section = "" if heading == title else f", section '{heading}'"
     return f"{relative(chapter, ROOT)}{section} (page '{title}')"
 

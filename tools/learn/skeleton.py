@@ -1,9 +1,4 @@
-"""The skeleton: a learner's micrograd.py made from the book's engine, every body a stub.
-
-Kept: imports, constants, classes, class-level assignments, decorators, signatures and
-docstrings. Each function's body becomes a NotImplementedError naming the section of the
-book that builds it, laid out as ruff format would (the skeleton is ruff-clean).
-"""
+"""The skeleton: a learner's micrograd.py made from the book's engine, every body a stub."""
 
 from __future__ import annotations
 

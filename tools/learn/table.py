@@ -1,12 +1,75 @@
-"""The progress table a learner reads: a row per chapter, and what to read next."""
+"""A learner's score, and the table that shows it: per chapter, the checks of the engine that
+passed and the first failing check; then why each failed, and what to read next.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
 from tools import ROOT, relative
+from tools.chapter import Chapter
+from tools.learn.counted import engine_checks, engine_names
 from tools.learn.places import book_definitions, heading_above, mistake_sections, where_in_book
-from tools.learn.score import ChapterResult
 
 SHOWN_MESSAGE_LINES = 30  # of a failure's message; a longer one loses its middle
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The first failing check of a chapter."""
+
+    line: int  # in the chapter: the failing line of the check, or the check's first line
+    message: str  # "Type: message", possibly several lines
+    raised_at: str = ""  # "my-engine/micrograd.py:18, in __init__", if raised in the engine
+    kind: str = ""  # the exception's type name
+    fix: str = ""  # the engine's function to blame (``to_fix``), qualified: Value._backward
+    index: int | None = None  # the failing check's cell index, if it failed (not stopped)
+
+
+@dataclass(frozen=True)
+class ChapterResult:
+    chapter: Path
+    checks: int  # the chapter's checks of the engine (engine_checks): what the score counts
+    passed: int  # of those, the ones that passed (run in order)
+    failure: Failure | None = None  # the chapter's first failing check, counted or not
+    not_run: int = 0  # checks of the engine not run: the chapter stopped before them
+    book_checks: int = 0  # checks about the book, not the engine: not counted
+    elsewhere: int = 0  # checks not run here, since the page's Python cannot run them
+    elsewhere_counted: int = 0  # of those, checks of the engine
+
+
+def chapter_result(
+    chapter: Path, events: list[dict], stopped: str | None, skipped: frozenset[int] = frozenset()
+) -> ChapterResult:
+    """A chapter's score from the events its run reported (``run_chapter``), and why the run
+    stopped early (a timeout, a crash), if it did. ``skipped``: cells that were not run."""
+    book = Chapter.read(chapter).cells
+    every = [i for i, cell in enumerate(book) if not cell.fence.is_engine and i not in skipped]
+    counted = engine_checks(chapter, engine_names())
+    checks = sorted(counted - skipped)
+    passed = sum(1 for e in events if "passed" in e and e["passed"] in checks)
+    ran = {e.get("passed", e.get("failed")) for e in events} - {None}
+    failed = next((e for e in events if "failed" in e), None)
+    if failed is not None:
+        raised_at = ""
+        if "engine_line" in failed:
+            raised_at = f"line {failed['engine_line']}, in {failed['function']}"
+        failure = Failure(failed["line"], failed["message"], raised_at, failed["kind"])
+        failure = dataclasses.replace(failure, index=failed["failed"])
+    elif stopped is not None or not set(every) <= ran:
+        started = [e["start"] for e in events if "start" in e]
+        at = book[started[-1] if started else (every or [0])[0]]
+        failure = Failure(at.line - 1, stopped or "the chapter stopped early", kind="stopped")
+        ran |= {started[-1]} if started else set()  # the check that never finished
+    else:
+        failure = None
+    not_run = len(set(checks) - ran)
+    elsewhere = (len(skipped), len(skipped & counted))
+    return ChapterResult(
+        chapter, len(checks), passed, failure, not_run, len(every) - len(checks), *elsewhere
+    )
 
 
 def progress_table(results: list[ChapterResult], engine_name: str) -> str:

@@ -1,10 +1,6 @@
-"""The catalogue of the book's figures: each registered by the function that draws it.
-
-A figure is drawn from the namespace of its chapter, where the chapter shows it: as DOT
-text that Graphviz lays out (a graph, graphs.py, which the page draws again from the
-reader's code) or as inline SVG (a plot, tools/figures/plots.py). A graph figure may also
-be stepped through (``steps_of``: its backward pass recorded, steps.py) and a figure may
-carry a nudge control's data (``nudges_of``).
+"""The catalogue of the book's figures, each registered by the function that draws it from
+a chapter's namespace: a graph as DOT (graphs.py), or a plot as SVG (tools/figures/plots.py);
+with, for some, a step-through of its backward pass (``steps_of``) or a nudge control.
 """
 
 from __future__ import annotations
@@ -44,13 +40,13 @@ def graph_figure(chapter: str, name: str):
     return figure(chapter, name, graph=True)
 
 
-def steps_of(name: str):
+def steps_of(name: str, field: str = "steps"):
     """Register ``record(namespace) -> [Track, ...]`` as the step-through of figure ``name``
     (registered above it): the tracks the figure's step controls play side by side."""
 
-    def register(record):
-        FIGURES[name] = replace(FIGURES[name], steps=record)
-        return record
+    def register(function):
+        FIGURES[name] = replace(FIGURES[name], **{field: function})
+        return function
 
     return register
 
@@ -58,9 +54,4 @@ def steps_of(name: str):
 def nudges_of(name: str):
     """Register ``nudges(namespace) -> data`` as the data of the nudge control under figure
     ``name`` (docs/assets/nudge/nudge.js): for a choice of nudges, how far the output moves."""
-
-    def register(nudges):
-        FIGURES[name] = replace(FIGURES[name], nudges=nudges)
-        return nudges
-
-    return register
+    return steps_of(name, "nudges")

@@ -1,11 +1,7 @@
-"""The book's graph figures, one function each: DOT drawn by the engine from a namespace.
-
-Each draws its figure from the namespace of its chapter where the chapter shows it (at
-build time, tools/figures/from_chapters.py) or from the reader's own (in the page,
-live.py); Graphviz lays the DOT out. A stepped figure's function records the backward
-pass of the figure's graph one node at a time with the engine (steps.py) and says which
-box of the figure is which node (``track``). The engine is imported where a figure is
-drawn: it is whichever ``micrograd`` runs the chapter then.
+"""The book's graph figures, one function each: DOT drawn with the engine from a namespace,
+the chapter's at build time or the reader's in the page (live.py), with the step-throughs
+of some (steps.py, ``track``). The engine is imported where a figure is drawn: whichever
+``micrograd`` runs the chapter then.
 """
 
 from __future__ import annotations
@@ -140,15 +136,22 @@ def node_consumers(names: dict) -> list:
     return [node for node, name in names.items() if name in ("b", "c")]
 
 
+def _walks(ns) -> list:
+    """Chapter 3's three walks of the diamond: (title, walk(root) -> the nodes it released,
+    in order; None for the engine's own backward)."""
+    return [
+        ("careless, b first", lambda root: ns["careless_backward"](root)),
+        ("careless, c first", lambda root: ns["careless_backward"](root, False)),
+        ("reverse topological order", None),
+    ]
+
+
 @graph_figure("03-backward.md", "03-careless-walk")
 def careless_walk(ns):
     """The diamond three times: each node numbered in the order a walk released it."""
     runs = []
-    for title, walk in [
-        ("careless, b first", lambda root: ns["careless_backward"](root)),
-        ("careless, c first", lambda root: ns["careless_backward"](root, False)),
-        ("reverse topological order", lambda root: (root.backward(), root.topo()[::-1])[1]),
-    ]:
+    for title, walk in _walks(ns):
+        walk = walk or (lambda root: (root.backward(), root.topo()[::-1])[1])
         x, a, root = ns["diamond"]()
         names = {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
         order = [node for node in walk(root) if node in names]
@@ -211,13 +214,7 @@ def scalar_neuron_steps(ns):
 def careless_walk_steps(ns):
     """The figure's three walks, each recorded on a diamond of its own, side by side."""
     tracks = []
-    for k, (title, walk) in enumerate(
-        [
-            ("careless, b first", lambda root: ns["careless_backward"](root)),
-            ("careless, c first", lambda root: ns["careless_backward"](root, False)),
-            ("reverse topological order", None),
-        ]
-    ):
+    for k, (title, walk) in enumerate(_walks(ns)):
         x, a, root = ns["diamond"]()
         names = {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
         recording = steps.record(root, names, walk=walk, leaves=True)  # as the figure numbers
@@ -338,14 +335,7 @@ def forward_and_reverse_sweeps(ns):
     back = trace(*(Value(v) for v in point))
     back["f1"].backward()
     edges = [
-        ("x1", "s"),
-        ("x2", "s"),
-        ("x3", "t"),
-        ("s", "p"),
-        ("x3", "p"),
-        ("s", "f1"),
-        ("t", "f1"),
-        ("p", "f2"),
+        edge.split() for edge in ("x1 s", "x2 s", "x3 t", "s p", "x3 p", "s f1", "t f1", "p f2")
     ]
     names = {
         "s": "s = x1 x2",

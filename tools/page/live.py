@@ -12,7 +12,7 @@ drawn live looks like the committed one.
 
 A graph of more than ``MAX_NODES`` boxes is not drawn: it would take seconds to lay out
 and its boxes would be too small to read at the width of the page. The reader gets a
-message with its size instead. Standard library only (and the book's tools above).
+message with its size instead.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""A drawing's SVG as the book shows it, whether Graphviz ran at build time or in the page.
-
-Lines and text drawn in black become ``currentColor`` and backgrounds are transparent, so a
-figure takes the page's text colour in light and dark mode (``inline``); a graph is laid
-out with the book's font (``dot_for_graphviz``), and each of its boxes, arrows and clusters
-gets an id made of its DOT names (``from_graphviz``), under the figure's name when several
-share a page (``unique_ids``).
+"""A drawing's SVG as the book shows it, whether Graphviz ran at build time or in the page:
+black made the page's text colour, a transparent background, the book's font, and ids
+made of the DOT names (``node-a0``), under the figure's name (``unique_ids``).
 """
 
 from __future__ import annotations
@@ -14,7 +10,7 @@ import re
 
 FONT = "Helvetica"  # graphviz-pure measures it like Arial; browsers map it to Liberation Sans
 # The attributes every graph is drawn with, written into its DOT (dot_for_graphviz): at
-# build time (tools/figures/pictures.py), and in the page, where Graphviz runs as WebAssembly.
+# build time (tools/figures/from_chapters.py), and in the page, where Graphviz runs as WebAssembly.
 GRAPHVIZ_ATTRIBUTES = {
     "graph": {"fontname": FONT, "bgcolor": "transparent"},
     "node": {"fontname": FONT},

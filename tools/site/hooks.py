@@ -51,7 +51,7 @@ from mkdocs.utils import get_relative_url  # noqa: E402
 
 from tools import ENGINE, ROOT, tangle  # noqa: E402
 from tools.chapter import Chapter  # noqa: E402
-from tools.figures.from_chapters import nudged, recorded, stepped_in, with_data_in  # noqa: E402
+from tools.figures.from_chapters import nudged, recorded, with_data_in  # noqa: E402
 from tools.notebook import as_micrograd, import_engine  # noqa: E402
 from tools.page import steps  # noqa: E402
 from tools.site import editor, fences, learner, runtime, search, weave  # noqa: E402
@@ -185,7 +185,7 @@ def _with_figure_data(page, figures: list[str]) -> str:
     """The page with the data of its figures' controls: steps, and nudges."""
     try:
         with as_micrograd(import_engine(ROOT / ENGINE)):  # the engine as saved, while serving
-            recordings = recorded(stepped_in(page.file.src_path))
+            recordings = recorded(figures)
             nudges = nudged(figures)
     except Exception as error:
         log.warning("%s: no controls under its figures: %s", page.file.src_path, error)

@@ -178,9 +178,9 @@ def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING)
     """The table `learn` prints for the chapters run so far: ``runs`` is JSON, a list of
     {"chapter": name, "events": [...], "stopped": why or null}. With ``diagnose``, the
     function to fix is found first (rerunning the failing chapter, in this process)."""
+    from tools.learn.child import diagnosed
     from tools.learn.diagnose import diagnosis
-    from tools.learn.score import chapter_result, diagnosed
-    from tools.learn.table import progress_table
+    from tools.learn.table import chapter_result, progress_table
 
     path = _engine_file(engine, folder)
     results = []
