@@ -31,7 +31,13 @@ import zipfile
 from pathlib import Path
 
 from tools import DOCS, ROOT, relative
-from tools.learn.child import DEFAULT_TIMEOUT
+from tools.chapter import Chapter, chapters
+from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
+from tools.learn.diagnose import diagnosis
+from tools.learn.places import chapters_named
+from tools.learn.skeleton import skeleton
+from tools.learn.table import chapter_result, progress_table
+from tools.site.fences import blockers
 
 PAGE = "15-rebuild-it-yourself.md"
 # The placeholder: the paragraph of the chapter that starts with these words.
@@ -84,10 +90,6 @@ def page_data(docs: Path, href) -> dict:
     """What the page's learner needs besides the zip: the skeleton, the chapters with checks
     (for the chapter menu), and every chapter's sections on the site (for the table's
     links); ``href(src, anchor)`` is a section's URL from the page."""
-    from tools.chapter import Chapter, chapters
-    from tools.learn.places import chapters_named
-    from tools.learn.skeleton import skeleton
-
     places = {}
     for path in chapters(docs):
         chapter = Chapter.read(path)
@@ -137,9 +139,6 @@ def install_bundle(site: Path, docs: Path = DOCS) -> None:
 
 def _blocked(chapter: Path) -> frozenset[int]:
     """The cells of ``chapter`` that the page's Python cannot run (tools/site/fences.py)."""
-    from tools.chapter import Chapter
-    from tools.site.fences import blockers
-
     cells = Chapter.read(chapter).cells
     return frozenset(i for i, why in enumerate(blockers([c.fence for c in cells])) if why)
 
@@ -163,8 +162,6 @@ def _engine_file(engine: str, folder: str) -> Path:
 def check_in_page(name: str, engine: str, tell, folder: str = WORKING) -> None:
     """Run chapter ``name`` against the engine's text, calling ``tell(json_text)`` per event
     (tools/learn/child.py's ``run_chapter``)."""
-    from tools.learn.child import run_chapter
-
     chapter = DOCS / name
     run_chapter(
         chapter,
@@ -178,10 +175,6 @@ def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING)
     """The table `learn` prints for the chapters run so far: ``runs`` is JSON, a list of
     {"chapter": name, "events": [...], "stopped": why or null}. With ``diagnose``, the
     function to fix is found first (rerunning the failing chapter, in this process)."""
-    from tools.learn.child import diagnosed
-    from tools.learn.diagnose import diagnosis
-    from tools.learn.table import chapter_result, progress_table
-
     path = _engine_file(engine, folder)
     results = []
     for run in json.loads(runs):
