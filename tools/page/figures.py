@@ -40,10 +40,7 @@ def graph_figure(chapter: str, name: str):
     return figure(chapter, name, graph=True)
 
 
-def steps_of(name: str, field: str = "steps"):
-    """Register ``record(namespace) -> [Track, ...]`` as the step-through of figure ``name``
-    (registered above it): the tracks the figure's step controls play side by side."""
-
+def _attach(name: str, field: str):
     def register(function):
         FIGURES[name] = replace(FIGURES[name], **{field: function})
         return function
@@ -51,7 +48,13 @@ def steps_of(name: str, field: str = "steps"):
     return register
 
 
+def steps_of(name: str):
+    """Register ``record(namespace) -> [Track, ...]`` as the step-through of figure ``name``
+    (registered above it): the tracks the figure's step controls play side by side."""
+    return _attach(name, "steps")
+
+
 def nudges_of(name: str):
     """Register ``nudges(namespace) -> data`` as the data of the nudge control under figure
     ``name`` (docs/assets/nudge/nudge.js): for a choice of nudges, how far the output moves."""
-    return steps_of(name, "nudges")
+    return _attach(name, "nudges")
