@@ -1,7 +1,7 @@
 """Time what a reader waits for in the page, in Chromium: outside the test suite.
 
-    python3 tools/dev.py build            # or any built site in site/
-    .venv/bin/python benchmarks/page.py [SITE]   # prints a table; saves nothing
+    python3 tools/dev.py build                      # or any built site in site/
+    .venv/bin/python -m benchmarks.page [SITE]     # prints a table; saves nothing
 
 Measured (in the page, with performance.now(), median of REPEATS):
 
@@ -28,12 +28,9 @@ import statistics
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.helpers.browser import code  # noqa: E402
-from tests.helpers.site import serve  # noqa: E402
-from tools.site.runtime import LIVE_PYTHON, NOTEBOOK_DIR, VIZ  # noqa: E402
+from benchmarks.drive import code, serve
+from tools import ROOT
+from tools.site.runtime import PAGE_ZIP, VIZ
 
 REPEATS = 5
 
@@ -91,7 +88,7 @@ def main(site: Path) -> None:
 
     fence = _diamond_fence()
     viz = sum((site / place).stat().st_size for place in VIZ.files.values())
-    python = sum((site / NOTEBOOK_DIR / name).stat().st_size for name in LIVE_PYTHON)
+    python = (site / PAGE_ZIP).stat().st_size
     with serve(site) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=shutil.which("chromium"), args=["--no-sandbox"]

@@ -1,4 +1,4 @@
-"""The committed figures are what the chapters' code draws now (tools/figures.py)."""
+"""The committed figures are what the chapters' code draws now (tools/figures/)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from xml.etree import ElementTree
 import pytest
 
 from tools import ROOT
-from tools.figures import FIGURES, drawn
-from tools.pictures import svg_from_dot
+from tools.figures.from_chapters import FIGURES, drawn, path, svg_from_dot
 from tools.site.figures import inline
 
 
@@ -21,10 +20,10 @@ def redrawn() -> dict[str, str]:
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_committed_figure_is_what_its_chapter_draws(name, redrawn):
-    figure = FIGURES[name]
-    where = figure.path.relative_to(ROOT)
-    assert figure.path.exists(), f"{where} is missing: run `python3 tools/dev.py figures`"
-    assert figure.path.read_text(encoding="utf-8") == redrawn[name], (
+    figure, file = FIGURES[name], path(name)
+    where = file.relative_to(ROOT)
+    assert file.exists(), f"{where} is missing: run `python3 tools/dev.py figures`"
+    assert file.read_text(encoding="utf-8") == redrawn[name], (
         f"{where} is not what docs/{figure.chapter} draws now: run "
         "`python3 tools/dev.py figures` (or, if the chapter's code is wrong, fix the chapter)"
     )
@@ -32,7 +31,7 @@ def test_committed_figure_is_what_its_chapter_draws(name, redrawn):
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_figure_file_reads_alone_and_inside_a_page(name):
-    text = FIGURES[name].path.read_text(encoding="utf-8")
+    text = path(name).read_text(encoding="utf-8")
     root = ElementTree.fromstring(text)  # well-formed XML: browsers other than Chromium care
     assert root.tag == "{http://www.w3.org/2000/svg}svg" and root.get("class") == "picture"
     assert "<!DOCTYPE" not in text and "<script" not in text

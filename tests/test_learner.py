@@ -1,4 +1,4 @@
-"""Learner mode (tools/learner.py): the skeleton engine, and the book's checks run against it.
+"""Learner mode (tools/learn/): the skeleton engine, and the book's checks run against it.
 
 The runs are made once each and shared: the book's own engine copied to another folder
 (every check passes), a fresh skeleton (it scores 0: chapter 2 fails first, naming
@@ -24,24 +24,19 @@ import pytest
 
 from tools import ROOT
 from tools.chapter import Chapter, chapters
-from tools.learner import (
+from tools.learn.child import DEFAULT_TIMEOUT, check, run_in_child
+from tools.learn.counted import engine_checks, engine_names
+from tools.learn.places import (
     MISTAKES_SHOWN,
-    ChapterResult,
-    Failure,
-    SkeletonExistsError,
     book_definitions,
     chapters_named,
-    check,
-    definitions,
-    engine_checks,
-    engine_names,
     heading_above,
-    main,
-    outcomes,
-    progress_table,
-    write_skeleton,
 )
+from tools.learn.skeleton import SkeletonExistsError, write_skeleton
+from tools.learn.table import ChapterResult, Failure, progress_table
+from tools.learner import main
 from tools.notebook import Notebook
+from tools.tangle import defined
 
 BOOK_ENGINE = ROOT / "micrograd.py"
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
@@ -50,8 +45,17 @@ VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
 BEFORE_ADD_MUL = ["Value.__init__", "Value.__repr__", "Value.wrap", "Value._backward"]
 
 
+def outcomes(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> dict[int, bool]:
+    """Every check of the chapter run against ``engine``, none stopping the chapter: cell
+    index -> passed. (The experiment that ``engine_checks`` agrees with, in the tests.)"""
+    events, _ = run_in_child(chapter.resolve(), engine.resolve(), timeout, "every")
+    cells = Chapter.read(chapter).cells
+    ran = {e.get("passed", e.get("failed")): "passed" in e for e in events if "start" not in e}
+    return {i: passed for i, passed in ran.items() if not cells[i].fence.is_engine}
+
+
 def functions(text: str) -> dict[str, ast.FunctionDef]:
-    return dict((name, node) for node, name in definitions(ast.parse(text).body))
+    return {name: node for name, node in defined(text) if isinstance(node, ast.FunctionDef)}
 
 
 def fill_in(skeleton: str, names: list[str]) -> str:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import pytest
 
 from tools import ROOT
-from tools.learner import check, progress_table
+from tools.learn.child import check
+from tools.learn.table import progress_table
 
 BOOK_ENGINE = ROOT / "micrograd.py"
 VALUE = ROOT / "docs" / "02-the-value-atom.md"

@@ -11,7 +11,9 @@ import sys
 import zipfile
 
 from tools import ENGINE, ROOT
-from tools.learner import check, progress_table, skeleton
+from tools.learn.child import check
+from tools.learn.skeleton import skeleton
+from tools.learn.table import progress_table
 from tools.site.learner import book_zip
 
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"

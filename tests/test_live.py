@@ -1,4 +1,4 @@
-"""Figures drawn from the reader's code: the Python the page runs for them (tools/site/live.py).
+"""Figures drawn from the reader's code: the Python the page runs for them (tools/page/live.py).
 
 The page itself (Graphviz in WebAssembly, the figure replaced, the steps played) is tested
 in Chromium by tests/site/test_live_figures.py; this file tests, in plain Python, what the
@@ -7,21 +7,19 @@ page's Python hands it, and that this Python can be loaded in the page at all.
 
 from __future__ import annotations
 
-import ast
 import io
 import json
-import re
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from tools import ROOT, pictures
+from tools import ROOT
 from tools.chapter import Chapter
-from tools.figures import FIGURES, namespaces
-from tools.site import live, steps
-from tools.site.runtime import ENGINE_JSON, LIVE_PYTHON, PAGE_ZIP, page_zip
+from tools.figures.from_chapters import FIGURES, namespaces, path
+from tools.page import live, steps
+from tools.page.svg import dot_for_graphviz
+from tools.site.runtime import ENGINE_JSON, PAGE_ZIP, page_zip
 
 GRAPHS = sorted(name for name, figure in FIGURES.items() if figure.graph)
 
@@ -38,7 +36,7 @@ def at_figures() -> dict[str, dict]:
 def test_every_graph_figure_of_the_book_is_drawn_live_and_counted_right(at_figures):
     for name in GRAPHS:
         made = json.loads(live.figure(name, at_figures[name]))
-        committed = FIGURES[name].path.read_text(encoding="utf-8")
+        committed = path(name).read_text(encoding="utf-8")
         boxes = committed.count('class="node"')
         assert live.node_count(made["dot"]) == boxes, f"{name}: node_count is not the box count"
         assert made["too_big"] is None and boxes <= live.MAX_NODES
@@ -100,7 +98,7 @@ def test_printed_graphs_are_found_whole():
 
 def test_the_attributes_go_first_in_the_graph():
     dot = 'digraph micrograd {\n  rankdir=LR;\n  n0 [label="x"];\n}'
-    styled = pictures.dot_for_graphviz(dot)
+    styled = dot_for_graphviz(dot)
     lines = styled.splitlines()
     assert lines[0] == "digraph micrograd {" and lines[2:] == dot.splitlines()[1:]
     assert lines[1].strip() == (
@@ -113,45 +111,12 @@ def test_the_page_loads_the_files_the_site_ships():
     worker = (ROOT / "docs" / "assets" / "notebook" / "worker.js").read_text(encoding="utf-8")
     for name in (PAGE_ZIP, ENGINE_JSON):
         assert f'fetched("{Path(name).name}")' in worker, f"worker.js does not load {name}"
-    listed = re.search(r"const LIVE_PYTHON = \[(.*?)\];", worker, re.DOTALL)
-    assert listed, "worker.js has no LIVE_PYTHON"
-    assert re.findall(r'"([^"]+)"', listed[1]) == list(LIVE_PYTHON), (
-        "worker.js's LIVE_PYTHON is not tools/site/runtime.py's: keep them the same"
-    )
 
 
 def test_the_page_gets_the_folder_of_its_python_whole_and_the_same_each_build():
     with zipfile.ZipFile(io.BytesIO(page_zip())) as archive:
         names = archive.namelist()
-    expected = sorted(
-        p.relative_to(ROOT).as_posix() for p in (ROOT / "tools" / "page").rglob("*.py")
-    )
-    assert names == expected and "tools/page/run.py" in names
+    folder = ROOT / "tools" / "page"
+    expected = sorted(path.relative_to(ROOT).as_posix() for path in folder.rglob("*.py"))
+    assert names == expected and "tools/page/live.py" in names
     assert page_zip() == page_zip()
-
-
-@pytest.mark.parametrize("name", sorted(LIVE_PYTHON))
-def test_what_the_page_loads_to_draw_imports_only_what_the_page_has(name):
-    """At import time, a module the page loads to draw may import only the standard
-    library, the engine and the others it loads (not markdown-it, say: the page has none)."""
-    shipped = {path.removesuffix(".py").removesuffix("/__init__") for path in LIVE_PYTHON}
-
-    def available(module: str) -> bool:  # "tools/figures", "json"
-        top = module.split("/")[0]
-        return top in sys.stdlib_module_names or top == "micrograd" or module in shipped
-
-    tree = ast.parse(LIVE_PYTHON[name].read_text(encoding="utf-8"))
-    for statement in tree.body:  # imports inside functions run only where they are called
-        if isinstance(statement, ast.Import):
-            modules = [alias.name.replace(".", "/") for alias in statement.names]
-        elif isinstance(statement, ast.ImportFrom) and statement.level == 0:
-            package = statement.module.replace(".", "/")
-            modules = [package] + [  # `from tools import pictures` imports tools/pictures.py
-                f"{package}/{alias.name}"
-                for alias in statement.names
-                if (ROOT / package / f"{alias.name}.py").exists()
-            ]
-        else:
-            continue
-        for module in modules:
-            assert available(module), f"{name} imports {module}: the page's Python has not"

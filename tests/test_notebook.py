@@ -411,7 +411,7 @@ def test_a_fence_needing_a_missing_optional_module_is_skipped_with_the_reason_sa
 def test_a_run_without_optional_modules_leaves_their_fences_out_even_when_installed(
     tmp_path, monkeypatch
 ):
-    # tools/figures.py draws without them, so a figure is the same with PyTorch or without.
+    # tools/figures/ draws without them, so a figure is the same with PyTorch or without.
     monkeypatch.setitem(OPTIONAL, "json", "json stands in for an optional module here")
     path = tmp_path / "chapter.md"
     path.write_text(

@@ -18,7 +18,7 @@ import pytest
 
 from tools import ROOT
 from tools.chapter import Chapter, Fence, chapters, is_python
-from tools.figures import FIGURES, FOLDER
+from tools.figures.from_chapters import FIGURES, FOLDER
 
 PAGES = chapters(ROOT / "docs")
 VISIBLE_CHECKS_BUDGET = 50  # assert / pytest.raises lines left in the reading flow, book-wide
@@ -118,7 +118,7 @@ def test_every_figure_shown_exists_has_a_text_alternative_and_is_drawn_by_the_to
         where = f"{page.name}:{line}"
         assert src.startswith("figures/") and src.endswith(".svg"), f"{where}: {src}"
         name = Path(src).stem
-        assert name in FIGURES, f"{where}: {src} is not a figure tools/figures.py draws"
+        assert name in FIGURES, f"{where}: {src} is not a figure tools/figures/ draws"
         assert page.name in (FIGURES[name].chapter, "index.md"), (
             f"{where}: {src} is drawn from {FIGURES[name].chapter}, not from this chapter"
         )

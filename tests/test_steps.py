@@ -1,4 +1,4 @@
-"""The step-throughs of backward (tools/site/steps.py) record what the engine does.
+"""The step-throughs of backward (tools/page/steps.py) record what the engine does.
 
 A recording runs the real ``_backward()`` of each node, one at a time; these tests check
 that its steps add up to exactly what ``backward()`` gives, that every contribution it
@@ -20,17 +20,11 @@ from micrograd import Value
 from tests.helpers.graphs import evaluate, graphs, value_backend
 from tools import DOCS, ROOT, relative
 from tools.chapter import Chapter
-from tools.figures import (
-    FIGURES,
-    namespaces,
-    recorded,
-    shown_at,
-    steps_block,
-    steps_opening,
-    with_step_tables,
-)
-from tools.site import page_data, steps
-from tools.site.steps import ARROW, TIMES
+from tools.figures.from_chapters import FIGURES, namespaces, path, recorded, shown_at
+from tools.figures.step_tables import steps_block, steps_opening, with_step_tables
+from tools.page import steps
+from tools.page.steps import ARROW, TIMES
+from tools.site import page_data
 
 SVG = "{http://www.w3.org/2000/svg}"
 STEPPED = sorted(name for name, figure in FIGURES.items() if figure.steps)
@@ -179,7 +173,7 @@ def test_each_figure_s_steps_add_up(recordings, name):
 
 
 def svg_elements(name: str) -> dict[str, ElementTree.Element]:
-    root = ElementTree.fromstring(FIGURES[name].path.read_text(encoding="utf-8"))
+    root = ElementTree.fromstring(path(name).read_text(encoding="utf-8"))
     return {element.get("id"): element for element in root.iter() if element.get("id")}
 
 
@@ -217,7 +211,7 @@ def test_the_page_data_lights_boxes_the_figure_has(recordings, name):
         i for p in data["positions"] for t in p["tracks"] for k in t if k != "texts" for i in t[k]
     }
     assert shown <= elements.keys(), sorted(shown - elements.keys())
-    made = steps.page_element(name, tracks)
+    made = page_data.element(data, data_steps=name)
     assert "<" not in made[1 : -len("</span>")] and "<script" not in made  # not run, not text
     assert page_data.read(made, f'data-steps="{name}"') == [data]
 
@@ -250,7 +244,7 @@ def table_problems(path, blocks: dict[str, str]) -> list[str]:
         if block.name not in blocks:
             found.append(
                 f"{where}:{block.line}: a steps table for figures/{block.name}.svg, "
-                "which has no recording in tools/figures.py: remove it"
+                "which has no recording in tools/page/graphs.py: remove it"
             )
         elif not block.end:
             found.append(

@@ -42,7 +42,7 @@ from tools import ENGINE
 PYTHON_LANGS = ("python", "py", "python3")  # the first words pytest-markdown-docs runs
 OUTPUT = "output"  # the info string of a fence that holds what the python fence above printed
 # A block written by a tool, in a chapter: the steps of a figure's backward pass as a table,
-# between these two comments (tools/figures.py writes it, tests/test_steps.py checks it).
+# between these two comments (written by tools/figures/step_tables.py, checked by test_steps.py).
 GENERATED_OPEN = re.compile(r"<!-- steps of figures/(?P<name>[\w-]+)\.svg\b.*-->")
 GENERATED_CLOSE = "<!-- end of steps -->"
 _DETAILS = re.compile(

@@ -45,19 +45,6 @@ SERVE_ADDRESS = ("127.0.0.1", 8000)  # mkdocs serve's default
 # The suite on up to four processes (pytest-xdist), a file to a process: a chapter's
 # fences share one namespace, and a test module its session fixtures.
 PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "loadfile"]
-COMMANDS = (
-    "test",
-    "check",
-    "serve",
-    "build",
-    "pdf",
-    "tangle",
-    "sync",
-    "figures",
-    "bench",
-    "skeleton",
-    "learn",
-)
 
 
 # Older Pythons are told so in one line (main, first thing), so this file must still load
@@ -316,20 +303,26 @@ def serve(args: "list[str]", env: dict) -> int:
 
 def command_line(command: str, rest: "list[str]") -> list:
     """What ``dev.py <command> <rest>`` runs, with .venv's Python."""
-    tangle = [PYTHON, ROOT / "tools" / "tangle.py"]
+    return command_lines(rest)[command]
+
+
+def command_lines(rest: list[str]) -> dict[str, list]:
     return {
         "test": [PYTHON, "-m", "pytest", *PARALLEL, *rest],
         "check": [PYTHON, "-m", "pytest", *PARALLEL, "-m", "not site and not heavy", *rest],
         "serve": [PYTHON, "-c", MKDOCS_SERVE, *serve_options(rest)],
-        "build": [PYTHON, ROOT / "tools" / "publish.py", "build", *rest],
-        "pdf": [PYTHON, ROOT / "tools" / "publish.py", "pdf", *rest],
-        "tangle": [*tangle, *rest],
-        "sync": [PYTHON, ROOT / "tools" / "sync.py", *rest],
-        "figures": [PYTHON, ROOT / "tools" / "redraw.py", *rest],
+        "build": [PYTHON, "-m", "tools.publish", "build", *rest],
+        "pdf": [PYTHON, "-m", "tools.publish", "pdf", *rest],
+        "tangle": [PYTHON, "-m", "tools.tangle", *rest],
+        "sync": [PYTHON, "-m", "tools.sync", *rest],
+        "figures": [PYTHON, "-m", "tools.figures", *rest],
         "bench": [PYTHON, ROOT / "benchmarks" / "bench.py", *rest],
-        "skeleton": [PYTHON, ROOT / "tools" / "learner.py", "skeleton", *rest],
-        "learn": [PYTHON, ROOT / "tools" / "learner.py", "learn", *rest],
-    }[command]
+        "skeleton": [PYTHON, "-m", "tools.learner", "skeleton", *rest],
+        "learn": [PYTHON, "-m", "tools.learner", "learn", *rest],
+    }
+
+
+COMMANDS = tuple(command_lines([]))  # in the order --help lists them
 
 
 def main(argv: "list[str]") -> int:

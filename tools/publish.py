@@ -24,7 +24,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools import ROOT
+
 SITE = ROOT / "site"
 PDF = "the-literate-micrograd.pdf"  # in the site folder, so the archive and Pages carry it
 ARCHIVE = ROOT / "the-literate-micrograd.zip"

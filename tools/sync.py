@@ -1,13 +1,13 @@
 """Sync: bring the chapters and micrograd.py in step, whichever side was edited.
 
-    python3 tools/sync.py     only the chapters changed since the last tangle: tangle;
-                              only micrograd.py changed: write each edited line back into
-                              the fence it came from; both changed: refuse, showing both
+    python3 tools/dev.py sync     only the chapters changed since the last tangle: tangle;
+                                  only micrograd.py changed: write each edited line back
+                                  into the fence it came from; both changed: refuse, showing both
 
 The header of micrograd.py records a hash of what the tangler wrote (tools/tangle.py), so
 sync can tell which side changed. It refuses, writing nothing, whenever it cannot place an
 edit (a marker, the header, lines between two chunks) or the result would not tangle back
-to the same file. `python3 tools/dev.py sync` runs it in .venv.
+to the same file.
 """
 
 from __future__ import annotations
@@ -17,9 +17,6 @@ import difflib
 import subprocess
 import sys
 from pathlib import Path
-
-if __name__ == "__main__":  # run as a script: make the `tools` package importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools import ENGINE, ROOT, relative
 from tools.tangle import (

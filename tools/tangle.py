@@ -20,6 +20,7 @@ markdown-it-py this script runs itself through ``tools/dev.py tangle``, in .venv
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import hashlib
 import os
@@ -137,6 +138,35 @@ class Tangled:
         """The chunk whose code holds line ``number`` (1-based) of micrograd.py, if any."""
         line = self.lines[number - 1]
         return line.chunk if line.kind == "code" else None
+
+
+def defined(text: str) -> list[tuple[str, ast.stmt]]:
+    """What the engine ``text`` defines, in order, each name with its statement: each top-level
+    class, function and constant (not the modules it imports), and in a class each method
+    and alias of one (``Value.__rmul__``). Learner mode and the woven engine read it here."""
+    found = []
+    for node in ast.parse(text).body:
+        found += [(name, node) for name in _bound(node)]
+        methods = set()
+        for item in node.body if isinstance(node, ast.ClassDef) else []:
+            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                methods.add(item.name)
+                found.append((f"{node.name}.{item.name}", item))
+            elif isinstance(item, ast.Assign) and getattr(item.value, "id", None) in methods:
+                found += [(f"{node.name}.{name}", item) for name in _bound(item)]
+    return found
+
+
+def _bound(node: ast.stmt) -> list[str]:
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign):
+        targets = [node.target]
+    else:
+        return []
+    return [target.id for target in targets if isinstance(target, ast.Name)]
 
 
 def generated_header(digest: str) -> str:

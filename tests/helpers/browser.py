@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from benchmarks.drive import bar
 from tests.helpers.site import PAGES, url_path
 from tools.notebook import Notebook
 from tools.site.fences import page_fences
@@ -59,19 +60,6 @@ class Watch:
 
 def assert_clean(page, what: str) -> None:
     assert not page.watch.problems, f"{what} in Chromium: {page.watch.problems}"
-
-
-def bar(tab, line: int):
-    """The Run bar of the fence whose code starts on chapter line ``line``."""
-    return tab.locator(f'.notebook-bar[data-line="{line}"]')
-
-
-def code(tab, line: int):
-    """The code editor of that fence (opening the <details> around it, if any): its
-    ``fill(text)`` replaces the code as a paste would (CodeMirror 6's .cm-content)."""
-    block = bar(tab, line).locator("xpath=preceding-sibling::div[1]")
-    block.evaluate("b => { const d = b.closest('details'); if (d) d.open = true; }")
-    return block.locator(".cm-content")
 
 
 def editor_text(editor) -> str:

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
 import xml.etree.ElementTree as ET
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import yaml
@@ -86,35 +82,6 @@ def build_small_site(folder: Path, env: dict[str, str], into="site") -> tuple[Pa
     log = result.stdout + result.stderr
     assert result.returncode == 0, f"the small site did not build:\n{log}"
     return site, log
-
-
-# --- serving a folder over HTTP on loopback --------------------------------------------
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-class _QuietServer(ThreadingHTTPServer):
-    def handle_error(self, request, client_address):
-        # A page closed or left while a file was still on its way (the Pyodide runtime is
-        # 13 MB) resets the connection: nothing wrong with the site, so no traceback.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-@contextlib.contextmanager
-def serve(folder: Path):
-    """Serve ``folder`` on a free port of 127.0.0.1; yields its URL."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = _QuietServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 # --- MathML that reads wrong in a browser ------------------------------------------------

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from benchmarks.drive import serve
 from tests.helpers.browser import PHONE, Watch
-from tests.helpers.site import serve
 from tools import ROOT
 from tools.site.runtime import RUNTIME_FILES
 

@@ -27,7 +27,7 @@ from tools.site.fences import page_fences
 
 FIGURE = re.compile(r"!\[[^\]]*\]\(figures/[\w-]+\.svg\)")
 
-# What the page shows of its pictures (svg.picture, drawn by tools/pictures.py).
+# What the page shows of its pictures (svg.picture: tools/page/svg.py).
 PICTURES_JS = """
 [...document.querySelectorAll("article svg.picture")].map(svg => {
   const box = svg.getBoundingClientRect(), style = getComputedStyle(svg);

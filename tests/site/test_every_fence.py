@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.drive import code
 from tests.helpers.browser import (
     Watch,
-    code,
     next_chapter_to,
     printed,
     requests_for,

@@ -15,14 +15,11 @@ import pytest
 
 from tests.helpers.browser import RUN_TIMEOUT, assert_clean, editor_text
 from tools import ENGINE, ROOT
-from tools.learner import (
-    chapters_named,
-    check,
-    engine_checks,
-    engine_names,
-    progress_table,
-    skeleton,
-)
+from tools.learn.child import check
+from tools.learn.counted import engine_checks, engine_names
+from tools.learn.places import chapters_named
+from tools.learn.skeleton import skeleton
+from tools.learn.table import progress_table
 from tools.site.learner import PAGE, PLACEHOLDER, _blocked
 
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"

@@ -1,4 +1,4 @@
-"""Figures drawn again from the reader's own code, in Chromium (tools/site/live.py).
+"""Figures drawn again from the reader's own code, in Chromium (tools/page/live.py).
 
 The reader edits a fence above a figure and runs it: the figure and its step-through are
 drawn again from what the code made, with Graphviz in the page (WebAssembly, served by the
@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.drive import bar, code
 from tests.helpers.browser import (
     assert_clean,
     assert_loaded_locally,
-    bar,
     chapter_page,
-    code,
     fence_with,
     printed,
     run,
 )
-from tools.site.live import MAX_NODES
+from tools.page.live import MAX_NODES
 
 pytestmark = pytest.mark.usefixtures("runtime")
 

@@ -11,15 +11,14 @@ import re
 
 import pytest
 
+from benchmarks.drive import bar, code, serve
 from tests.helpers.browser import (
     PHONE,
     RUN_TIMEOUT,
     assert_clean,
     assert_loaded_locally,
-    bar,
     box_fits,
     chapter_page,
-    code,
     editor_text,
     expected_failure,
     expected_run_all,
@@ -32,7 +31,7 @@ from tests.helpers.browser import (
     run,
     states,
 )
-from tests.helpers.site import PAGES, build_small_site, serve
+from tests.helpers.site import PAGES, build_small_site
 from tools.site.fences import page_fences
 
 

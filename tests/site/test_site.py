@@ -399,8 +399,8 @@ def test_print_styles_keep_code_indentation_and_hide_buttons(built_site):
 
 
 def test_each_stepped_figure_carries_its_recorded_steps_and_the_print_page_none(built_site):
-    from tools.figures import FIGURES, recorded
-    from tools.site.steps import page_data
+    from tools.figures.from_chapters import FIGURES, recorded
+    from tools.page.steps import page_data
 
     for name, tracks in recorded().items():
         page = ROOT / "docs" / FIGURES[name].chapter

@@ -16,7 +16,6 @@ from tools.site import page_data
 from tools.site.editor import editor_bundle
 from tools.site.runtime import (
     ENGINE_JSON,
-    LIVE_PYTHON,
     PAGE_ZIP,
     RUNTIME_FILES,
     RuntimeUnavailableError,
@@ -77,8 +76,6 @@ def test_with_the_runtime_pages_carry_their_fences(tmp_path):
     assert (first / PAGE_ZIP).read_bytes() == page_zip()  # tools/page/, whole
     chunks = json.loads((first / ENGINE_JSON).read_text(encoding="utf-8"))
     assert [(c["line"], c["code"]) for c in chunks] == [(4, page["fences"][0]["code"])]
-    for name in LIVE_PYTHON:
-        assert (first / "assets" / "notebook" / name).is_file(), name
     # The code editor, on the chapter with fences only, from the site itself.
     assert (first / "assets" / "editor" / "editor.js").read_bytes() == editor_bundle().read_bytes()
     assert 'src="assets/editor/editor.js"' in html

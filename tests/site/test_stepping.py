@@ -1,6 +1,6 @@
 """Stepping through backward on a figure, in Chromium: the controls, the keys, a phone.
 
-The steps are recorded with the engine while the site is built (tools/site/steps.py) and
+The steps are recorded with the engine while the site is built (tools/page/steps.py) and
 played by docs/assets/steps/steps.js, without Python in the page: opened from disk too.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.browser import PHONE, assert_clean, box_fits
-from tools.site.steps import TIMES
+from tools.page.steps import TIMES
 
 
 def stepped(open_page, url: str, figure: str, **options):
@@ -166,7 +166,7 @@ def test_on_a_phone_the_figure_scrolls_sideways_to_the_lit_box(open_page, site_u
 def test_the_nudge_under_chapter_1s_figure_reads_what_the_engine_computed(open_page, built_site):
     """From disk, with the keyboard: each nudge shows the move and gradient x nudge that the
     build computed with the chapter's function and the engine's gradient."""
-    from tools.figures import nudged
+    from tools.figures.from_chapters import nudged
 
     data = nudged(["01-nudge"])["01-nudge"]
     tab = open_page((built_site / "01-what-autograd-records.html").as_uri())

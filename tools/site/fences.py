@@ -52,9 +52,9 @@ def blocked(fences: list[Fence]) -> list[str | None]:
 
 def page_fences(path: Path) -> dict:
     """What a chapter page's notebook needs: its name, its python fences in order, and the
-    graph figures that the reader's code draws again (tools/site/live.py), with the lines
+    graph figures that the reader's code draws again (tools/page/live.py), with the lines
     that show them."""
-    from tools.figures import FIGURES, line_showing  # here: learner mode's page runs blockers
+    from tools.figures.from_chapters import FIGURES, line_showing  # here: the learner's page
 
     chapter = Chapter.read(path)
     fences = [cell.fence for cell in chapter.cells]

@@ -1,7 +1,7 @@
 """The book's figures in its pages: each figure's SVG put into the page, in place of its <img>.
 
 A chapter shows a figure as a plain Markdown image, ``![text alternative](figures/NAME.svg)``
-(tools/figures.py draws the files). Inside the page the SVG takes the page's colours, so
+(tools/figures/ draws the files). Inside the page the SVG takes the page's colours, so
 it follows light and dark mode, and its text alternative becomes its label. It carries its
 drawn width as ``--picture-width``, which book.css scales it from on a phone; its text
 (node labels, axis ticks) is left out of the search index; and it carries the figure's
@@ -15,7 +15,7 @@ import html
 import re
 from pathlib import Path
 
-from tools.figures import STANDALONE_STYLE
+from tools.figures.from_chapters import STANDALONE_STYLE
 from tools.site import page_data
 
 _WIDTH = re.compile(r'<svg [^>]*?\bwidth="(?P<width>[\d.]+(?:pt|px)?)"')
@@ -47,7 +47,8 @@ def inline_figures(html_text: str, docs: Path) -> str:
 
 def with_data(html_text: str, name: str, kind: str, data: dict) -> str | None:
     """``html_text`` with ``data`` as a hidden element (page_data.py) (``data-KIND="NAME"``) right
-    after the SVG of figure ``name``; None if the page does not show that figure."""
+    after the SVG of figure ``name``: a step-through's, a nudge control's; None if the page
+    does not show that figure."""
     start = html_text.find(f'<svg data-figure="{name}"')
     end = html_text.find("</svg>", start)
     if min(start, end) < 0:

@@ -20,8 +20,8 @@ call as well (Material's successor runs no hooks):
   the search plugin indexes the page): under each
   engine fence, a line naming the later chapters that use it; the page's fences as data
   for its Run buttons (fences.py); after each figure that is stepped through, its backward
-  pass recorded with micrograd.py as it is now (tools/figures.py, steps.py), and after a
-  figure with a nudge control, its nudges (figures.py).
+  pass recorded with micrograd.py as it is now (tools/figures/, tools/page/steps.py), and
+  after a figure with a nudge control, its nudges (figures.py).
 * on_template_context: the 404 page, whose context the whole-book page shares, finds the
   site's assets relative to itself, not under site_url.
 * on_post_build: the runtime's files and the search shim copied into the site, with the
@@ -51,10 +51,11 @@ from mkdocs.utils import get_relative_url  # noqa: E402
 
 from tools import ENGINE, ROOT, tangle  # noqa: E402
 from tools.chapter import Chapter  # noqa: E402
-from tools.figures import nudged, recorded, stepped_in, with_data_in  # noqa: E402
+from tools.figures.from_chapters import nudged, recorded, with_data_in  # noqa: E402
 from tools.notebook import import_engine  # noqa: E402
+from tools.page import steps  # noqa: E402
 from tools.page.kernel import installed  # noqa: E402
-from tools.site import editor, fences, learner, runtime, search, steps, weave  # noqa: E402
+from tools.site import editor, fences, learner, runtime, search, weave  # noqa: E402
 from tools.site.figures import inline_figures, with_data  # noqa: E402
 from tools.site.marks import label_folds, offer_download  # noqa: E402
 from tools.site.mathml import math_in_html  # noqa: E402
@@ -185,14 +186,16 @@ def _with_figure_data(page, figures: list[str]) -> str:
     """The page with the data of its figures' controls: steps, and nudges."""
     try:
         with installed(import_engine(ROOT / ENGINE)):  # the engine as saved, while serving
-            recordings = recorded(stepped_in(page.file.src_path))
+            recordings = recorded(figures)
             nudges = nudged(figures)
     except Exception as error:
         log.warning("%s: no controls under its figures: %s", page.file.src_path, error)
         return page.content
-    html, missing = steps.with_steps(page.content, recordings)
-    for name, data in nudges.items():
-        placed = with_data(html, name, "nudges", data)
+    html, missing = page.content, []
+    controls = {(name, "steps"): steps.page_data(name, t) for name, t in recordings.items()}
+    controls |= {(name, "nudges"): nudge for name, nudge in nudges.items()}
+    for (name, kind), data in controls.items():
+        placed = with_data(html, name, kind, data)
         if placed is None:
             missing.append(name)
         else:

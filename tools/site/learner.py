@@ -1,11 +1,11 @@
 """Learner mode in the page: the chapter "Rebuild it yourself" holds an editor with the
 skeleton, and Check runs the book's checks against it in the reader's browser.
 
-The checks are tools/learner.py's, run by the same code as in a terminal: the page's Python
+The checks are tools/learn/'s, run by the same code as in a terminal: the page's Python
 (Pyodide, in a worker: docs/assets/notebook/worker.js) gets the book itself as one zip,
 ``assets/learner/book.zip``, made while the site is built (``book_zip``): the chapters,
 the tools that read and run them (tools/chapter.py, notebook.py, kernel.py, tangle.py,
-learner.py, and this file), and the pure-Python packages tools/chapter.py parses Markdown
+learner.py and learn/, and this file), and the pure-Python packages tools/chapter.py parses Markdown
 with, from the environment that builds the site. What differs from a terminal is only
 what a browser lacks:
 
@@ -31,7 +31,13 @@ import zipfile
 from pathlib import Path
 
 from tools import DOCS, ROOT, relative
-from tools.learner import DEFAULT_TIMEOUT
+from tools.chapter import Chapter, chapters
+from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
+from tools.learn.diagnose import diagnosis
+from tools.learn.places import chapters_named
+from tools.learn.skeleton import skeleton
+from tools.learn.table import chapter_result, progress_table
+from tools.site.fences import blocked
 
 PAGE = "15-rebuild-it-yourself.md"
 # The placeholder: the paragraph of the chapter that starts with these words.
@@ -46,6 +52,7 @@ BOOK_TOOLS = (
     "tools/page/kernel.py",
     "tools/page/run.py",
     "tools/learner.py",
+    *(f"tools/learn/{path.name}" for path in sorted((ROOT / "tools" / "learn").glob("*.py"))),
     "tools/notebook.py",
     "tools/tangle.py",
     "tools/site/__init__.py",
@@ -85,9 +92,6 @@ def page_data(docs: Path, href) -> dict:
     """What the page's learner needs besides the zip: the skeleton, the chapters with checks
     (for the chapter menu), and every chapter's sections on the site (for the table's
     links); ``href(src, anchor)`` is a section's URL from the page."""
-    from tools.chapter import Chapter, chapters
-    from tools.learner import chapters_named, skeleton
-
     places = {}
     for path in chapters(docs):
         chapter = Chapter.read(path)
@@ -137,9 +141,6 @@ def install_bundle(site: Path, docs: Path = DOCS) -> None:
 
 def _blocked(chapter: Path) -> frozenset[int]:
     """The cells of ``chapter`` that the page's Python cannot run (tools/site/fences.py)."""
-    from tools.chapter import Chapter
-    from tools.site.fences import blocked
-
     cells = Chapter.read(chapter).cells
     return frozenset(i for i, why in enumerate(blocked([c.fence for c in cells])) if why)
 
@@ -162,9 +163,7 @@ def _engine_file(engine: str, folder: str) -> Path:
 
 def check_in_page(name: str, engine: str, tell, folder: str = WORKING) -> None:
     """Run chapter ``name`` against the engine's text, calling ``tell(json_text)`` per event
-    (tools/learner.py's ``run_chapter``)."""
-    from tools.learner import run_chapter
-
+    (tools/learn/child.py's ``run_chapter``)."""
     chapter = DOCS / name
     run_chapter(
         chapter,
@@ -178,18 +177,16 @@ def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING)
     """The table `learn` prints for the chapters run so far: ``runs`` is JSON, a list of
     {"chapter": name, "events": [...], "stopped": why or null}. With ``diagnose``, the
     function to fix is found first (rerunning the failing chapter, in this process)."""
-    from tools import learner
-
     path = _engine_file(engine, folder)
     results = []
     for run in json.loads(runs):
         chapter = DOCS / run["chapter"]
         events, stopped = run["events"], run["stopped"]
-        results.append(learner.chapter_result(chapter, events, stopped, _blocked(chapter)))
+        results.append(chapter_result(chapter, events, stopped, _blocked(chapter)))
     if diagnose:
 
         def find(chapter: Path, index: int) -> str | None:
-            return learner.diagnosis(chapter, path, index)
+            return diagnosis(chapter, path, index)
 
-        results = learner.diagnosed(results, path, learner.DEFAULT_TIMEOUT, find=find)
-    return learner.progress_table(results, ENGINE_NAME)
+        results = diagnosed(results, path, DEFAULT_TIMEOUT, find=find)
+    return progress_table(results, ENGINE_NAME)

@@ -84,14 +84,6 @@ NOTEBOOK_DIR = "assets/notebook"  # notebook.js and worker.js (from docs/), and 
 PAGE_PYTHON = ROOT / "tools" / "page"  # what the page's Python runs: the folder, whole
 PAGE_ZIP = f"{NOTEBOOK_DIR}/page.zip"  # ... as tools/page/*.py, unpacked by worker.js
 ENGINE_JSON = f"{NOTEBOOK_DIR}/engine.json"  # the engine chunks, in book order
-LIVE_PYTHON = {  # and, the first time a figure is drawn live, the figures' own code
-    "tools/__init__.py": ROOT / "tools" / "__init__.py",
-    "tools/figures.py": ROOT / "tools" / "figures.py",
-    "tools/pictures.py": ROOT / "tools" / "pictures.py",
-    "tools/site/__init__.py": ROOT / "tools" / "site" / "__init__.py",
-    "tools/site/steps.py": ROOT / "tools" / "site" / "steps.py",
-    "tools/site/live.py": ROOT / "tools" / "site" / "live.py",
-}
 HOW_TO_ENABLE = (
     "Run buttons are off: {why}, so the site has no Python runtime (Pyodide {version}). "
     "To turn them on, install npm (apt-get install nodejs npm) and build again with the "
@@ -203,7 +195,3 @@ def install_runtime(tarballs: Mapping[Package, Path], site: Path, docs: Path) ->
     install_packages(tarballs, site)
     (site / PAGE_ZIP).write_bytes(page_zip())
     (site / ENGINE_JSON).write_text(engine_json(docs), encoding="utf-8")
-    notebook = site / NOTEBOOK_DIR
-    for name, source in LIVE_PYTHON.items():
-        (notebook / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, notebook / name)

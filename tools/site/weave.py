@@ -27,7 +27,7 @@ from pathlib import Path
 
 from tools import ENGINE, ROOT
 from tools.chapter import Chapter, chapters, slugify
-from tools.tangle import Tangled, tangle_book
+from tools.tangle import Tangled, defined, tangle_book
 
 PAGE = "engine.md"  # the woven engine's page, generated in the docs folder
 TITLE = "The engine, woven"
@@ -115,35 +115,7 @@ class Woven:
 
 def defined_names(tangled: Tangled) -> list[tuple[str, int]]:
     """(name, line) of every public top-level name and every method of a public class."""
-    found = []
-    for node in ast.parse(tangled.text).body:
-        for name in _bound(node):
-            if not name.startswith("_"):
-                found.append((name, node.lineno))
-                if isinstance(node, ast.ClassDef):
-                    found += [(f"{name}.{method}", item.lineno) for item, method in _methods(node)]
-    return found
-
-
-def _bound(node: ast.stmt) -> list[str]:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    if isinstance(node, ast.Assign):
-        return [target.id for target in node.targets if isinstance(target, ast.Name)]
-    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-        return [node.target.id]
-    return []
-
-
-def _methods(cls: ast.ClassDef):
-    """(node, name) of each method of a class, aliases such as ``__radd__ = __add__`` too."""
-    defined = set()
-    for item in cls.body:
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            defined.add(item.name)
-            yield item, item.name
-        elif isinstance(item, ast.Assign) and getattr(item.value, "id", None) in defined:
-            yield from ((item, name) for name in _bound(item))
+    return [(name, node.lineno) for name, node in defined(tangled.text) if name[0] != "_"]
 
 
 def chapter_uses(chapter: Path) -> Uses:

@@ -8,10 +8,9 @@
 // there, in tools/page/run.py, the same code that runs chapters under pytest: this file
 // only passes messages, and draws what Python asks to be drawn.
 //
-// Figures drawn live (tools/site/live.py): the first time a run asks for a drawing, this
-// worker writes the figures' Python into the file system and loads Graphviz
-// (assets/viz/viz.js, WebAssembly inside an ES module), and from then on lays out the DOT
-// that Python hands it, with the attributes of the book's figures written into it.
+// Figures drawn live (tools/page/live.py): the first time a run asks for a drawing, this
+// worker loads Graphviz (assets/viz/viz.js, WebAssembly inside an ES module), and from then
+// on lays out the DOT that Python hands it, with the attributes of the book's figures.
 //
 // Messages in:  {kind: "open", page}  a fresh namespace for the chapter (page: its fence data, JSON)
 //               {kind: "run", target, codes, all}  codes: JSON, the editors' code by index
@@ -26,14 +25,6 @@
 // Learner mode (docs/assets/learner/learner.js) has messages of its own: see the end.
 
 const here = (name) => new URL(name, import.meta.url).href;
-const LIVE_PYTHON = [ // as tools/site/runtime.py copies them next to this file
-  "tools/__init__.py",
-  "tools/figures.py",
-  "tools/pictures.py",
-  "tools/site/__init__.py",
-  "tools/site/steps.py",
-  "tools/site/live.py",
-];
 
 // Python 3.14 frees a long chain of objects (a deep graph of Values) recursively, until
 // its C stack checks tell it to defer the rest. In WebAssembly those checks measure
@@ -58,20 +49,12 @@ let python = null; // Pyodide, once loaded
 let bridge = null; // tools.page.bridge
 let engine = null; // engine.json's text
 let book = null; // the chapter's Notebook (tools/page/run.py)
-let drawing = null; // a promise of {live, draw}: tools.site.live and Graphviz, once asked for
+let drawing = null; // a promise of {live, draw}: tools.page.live and Graphviz, once asked for
 
 async function fetched(name) {
   const response = await fetch(here(name));
   if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
   return response;
-}
-
-async function writeFiles(pyodide, names) {
-  for (const name of names) {
-    const folder = name.split("/").slice(0, -1).join("/");
-    if (folder) pyodide.FS.mkdirTree(folder);
-    pyodide.FS.writeFile(name, await (await fetched(name)).text());
-  }
 }
 
 // How far the start has come, for the fence that waits: step of 3.
@@ -104,9 +87,7 @@ async function load() {
 }
 
 async function loadDrawing() {
-  await writeFiles(python, LIVE_PYTHON);
-  python.runPython("import importlib; importlib.invalidate_caches()");
-  const live = python.pyimport("tools.site.live");
+  const live = python.pyimport("tools.page.live");
   const Viz = await import(here("../viz/viz.js"));
   const viz = await Viz.instance();
   // DOT -> the book's SVG, with ids under `prefix`; or a reason it is not drawn.

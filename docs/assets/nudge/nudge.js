@@ -2,7 +2,7 @@
 // output moves, next to what the gradient predicts (the gradient times the nudge).
 //
 // The numbers were computed while the site was built, with the chapter's own function and
-// the engine's gradient (tools/figures.py, nudges_of), and follow the figure as JSON in a
+// the engine's gradient (tools/figures/plots.py, nudges_of), and follow the figure as JSON in a
 // hidden element with data-nudges (read with bookPage.data: docs/assets/page/page.js).
 // This script only shows them: no Python, and it works opened from disk.
 

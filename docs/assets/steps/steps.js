@@ -1,5 +1,5 @@
 // Step through backward on a figure: the steps the engine took, recorded while the site
-// was built (tools/site/steps.py), played on the figure's own inline SVG.
+// was built (tools/page/steps.py), played on the figure's own inline SVG.
 //
 // After each such figure the page carries its steps as JSON (a hidden element with
 // data-steps, read with bookPage.data: docs/assets/page/page.js):

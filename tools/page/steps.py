@@ -22,8 +22,8 @@ every gradient where ``backward()`` (or the walk) leaves it.
 The rest turns a recording into what a reader sees, from one source: a caption per step
 (``captions``), a Markdown table for a chapter (``table``), and the data a page's step
 controls need (``page_data``, read by docs/assets/steps/steps.js). A figure's recordings
-(which graph, which of its boxes is which node) are in tools/figures.py, beside the
-figure's drawing. Standard library only: this runs wherever the engine runs.
+(which graph, which of its boxes is which node) are in graphs.py, beside the figure's
+drawing.
 """
 
 from __future__ import annotations
@@ -332,27 +332,3 @@ def page_data(name: str, tracks: Sequence[Track]) -> dict:
             shown.append({**lit, "texts": texts})
         positions.append({"tracks": shown, "caption": captions(tracks, position)})
     return {"figure": name, "steps": total, "positions": positions}
-
-
-def page_element(name: str, tracks: Sequence[Track]) -> str:
-    """The page data as a hidden element (tools/site/page_data.py), for after the figure's
-    SVG (same bytes on every build)."""
-    from tools.site.page_data import element as data_element  # the build's only: not in live's
-
-    return data_element(page_data(name, tracks), data_steps=name)
-
-
-def with_steps(html: str, recordings: Mapping[str, Sequence[Track]]) -> tuple[str, list[str]]:
-    """A page's HTML with each recorded figure's data (``page_element``) right after the
-    figure's inline SVG, found by its Graphviz graph's id; and the names not found."""
-    missing = []
-    for name, tracks in recordings.items():
-        graph = html.find(f'id="{name}-graph0"')
-        start = html.rfind("<svg", 0, graph)
-        end = html.find("</svg>", graph)
-        if min(graph, start, end) < 0:
-            missing.append(name)
-            continue
-        end += len("</svg>")
-        html = html[:end] + page_element(name, tracks) + html[end:]
-    return html, missing

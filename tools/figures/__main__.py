@@ -4,9 +4,8 @@
                                             and rewrite the step tables under stepped figures
     python3 tools/dev.py figures --check    exit 1 and name the stale figures and tables
 
-The figures themselves, one function each, are in tools/figures.py; so are the recordings
-of the figures that are stepped through, from which each one's table of steps in its
-chapter is written (between its two comments, see tools/chapter.py's ``Generated``).
+The figures themselves are tools/page/graphs.py's and plots.py's; the step tables,
+step_tables.py's.
 """
 
 from __future__ import annotations
@@ -15,11 +14,9 @@ import argparse
 import sys
 from pathlib import Path
 
-if __name__ == "__main__":  # run as a script: make the `tools` package importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from tools import DOCS, relative
-from tools.figures import FIGURES, drawn, recorded, steps_block, with_step_tables
+from tools.figures.from_chapters import FIGURES, drawn, path, recorded
+from tools.figures.step_tables import steps_block, with_step_tables
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,13 +25,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     stale = []
     for name, text in drawn().items():
-        path = FIGURES[name].path
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            stale.append(path)
+        file = path(name)
+        if not file.exists() or file.read_text(encoding="utf-8") != text:
+            stale.append(file)
             if not args.check:
-                path.parent.mkdir(exist_ok=True)
-                path.write_text(text, encoding="utf-8", newline="\n")
-                print(f"figures: drew {relative(path)}")
+                file.parent.mkdir(exist_ok=True)
+                file.write_text(text, encoding="utf-8", newline="\n")
+                print(f"figures: drew {relative(file)}")
     tables: dict[Path, dict[str, str]] = {}
     for name, tracks in recorded().items():
         tables.setdefault(DOCS / FIGURES[name].chapter, {})[name] = steps_block(tracks)

@@ -2,17 +2,17 @@
 
 When a reader edits fences and runs them, the page draws again the graph figures below
 the fences from the reader's namespace, with the same functions that drew the committed
-figures (tools/figures.py), and the step-through of a stepped figure from the same
-recording (tools/site/steps.py). A fence that prints a graph (``print(graph_dot(L))``)
+figures (graphs.py), and the step-through of a stepped figure from the same
+recording (steps.py). A fence that prints a graph (``print(graph_dot(L))``)
 gets the graph drawn under what it printed. Graphviz itself runs in the page as
 WebAssembly: docs/assets/notebook/worker.js lays out the DOT this module hands it, with the
-attributes the book's figures are drawn with (``dot_for_graphviz``, from tools/pictures.py),
+attributes the book's figures are drawn with (``dot_for_graphviz``, from svg.py),
 and this module turns Graphviz's SVG into what the book shows (``finished``), so a figure
 drawn live looks like the committed one.
 
 A graph of more than ``MAX_NODES`` boxes is not drawn: it would take seconds to lay out
 and its boxes would be too small to read at the width of the page. The reader gets a
-message with its size instead. Standard library only (and the book's tools above).
+message with its size instead.
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ from __future__ import annotations
 import json
 import re
 
-from tools import pictures
-from tools.figures import FIGURES, unique_ids
-from tools.pictures import dot_for_graphviz  # noqa: F401 (worker.js calls it from here)
-from tools.site import steps
+from . import graphs, steps  # noqa: F401 (graphs registers the graph figures)
+from .figures import FIGURES
+from .svg import dot_for_graphviz, from_graphviz, unique_ids  # noqa: F401 (worker.js calls it)
 
 MAX_NODES = 150  # boxes; every figure of the book has far fewer (tests/test_live.py)
 _GRAPH = re.compile(r"^digraph\b[^\n{]*\{\n.*?^\}$", re.DOTALL | re.MULTILINE)
@@ -67,4 +66,4 @@ def figure(name: str, namespace: dict) -> str:
 def finished(svg: str, prefix: str) -> str:
     """Graphviz's SVG as the page shows a figure: the book's look, ids under ``prefix``
     (a figure's name, as in its committed file, so that its step data finds its boxes)."""
-    return unique_ids(pictures.from_graphviz(svg), prefix)
+    return unique_ids(from_graphviz(svg), prefix)

@@ -1,0 +1,124 @@
+"""Each figure drawn from its chapter: the files in docs/figures/, recordings and nudges.
+
+A figure is drawn from its chapter's namespace where the chapter shows it (the notebook the
+tests run), so it cannot drift from what the chapter computes: tests/test_figures.py redraws
+every file. Graphviz is the graphviz-pure binary of this Python (no system Graphviz).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sysconfig
+from collections.abc import Iterator
+from pathlib import Path
+
+from tools import DOCS
+from tools.chapter import Chapter
+from tools.notebook import Notebook
+from tools.page import steps
+from tools.page.figures import FIGURES, Figure
+from tools.page.svg import dot_for_graphviz, from_graphviz, unique_ids
+
+FOLDER = DOCS / "figures"
+# As a standalone file (GitHub, VS Code), the drawing's "current colour" is this, or the
+# other in a dark scheme; inside a page, the page's text colour.
+STANDALONE_STYLE = (
+    "<style>svg.picture{color:#1f2328}"
+    "@media (prefers-color-scheme: dark){svg.picture{color:#e6edf3}}</style>"
+)
+
+
+def path(name: str) -> Path:
+    """The file of figure ``name``."""
+    return FOLDER / f"{name}.svg"
+
+
+def _graphviz() -> str:
+    scripts = Path(sysconfig.get_path("scripts")) / "graphviz-pure"
+    found = str(scripts) if scripts.exists() else shutil.which("graphviz-pure")
+    if not found:
+        raise RuntimeError("graphviz-pure is not installed: pip install graphviz-pure")
+    return found
+
+
+def svg_from_dot(dot_text: str) -> str:
+    """The DOT graph ``dot_text`` laid out by Graphviz, as inline SVG."""
+    result = subprocess.run(
+        [_graphviz(), "-Tsvg"],
+        input=dot_for_graphviz(dot_text),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise ValueError(f"graphviz-pure could not draw this graph:\n{result.stderr}")
+    return from_graphviz(result.stdout)
+
+
+def picture(figure: Figure, namespace: dict) -> str:
+    """The figure drawn from ``namespace``, as inline SVG."""
+    drawing = figure.draw(namespace)
+    return svg_from_dot(drawing) if figure.graph else drawing
+
+
+def standalone(svg: str, name: str) -> str:
+    """The SVG as a file: with an XML namespace, ids of its own, and its own colours."""
+    svg = unique_ids(svg, name)
+    root = svg[: svg.index(">")]
+    if 'xmlns="http://www.w3.org/2000/svg"' not in root:  # matplotlib and graphviz have it
+        svg = svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1)
+    head_end = svg.index(">") + 1
+    return svg[:head_end] + STANDALONE_STYLE + svg[head_end:] + "\n"
+
+
+def line_showing(lines: list[str], name: str) -> int | None:
+    """The first line (from 1) of ``lines`` that shows figure ``name``, or None."""
+    needle = f"(figures/{name}.svg)"
+    return next((number for number, line in enumerate(lines, 1) if needle in line), None)
+
+
+def shown_at(figure: Figure) -> int:
+    """The line of the figure's chapter that shows it: ![...](figures/<name>.svg)."""
+    found = line_showing(Chapter.read(DOCS / figure.chapter).lines, figure.name)
+    if found is None:
+        raise RuntimeError(f"docs/{figure.chapter} does not show figures/{figure.name}.svg")
+    return found
+
+
+def namespaces(figures: list[Figure]) -> Iterator[tuple[Figure, dict]]:
+    """Each figure with its chapter's namespace as it stands where the chapter shows the
+    figure: the fences above it have run, the ones below (exercises that reuse a name,
+    say) have not. One run of each chapter serves all of its figures. Fences that need an
+    optional module (PyTorch) do not run: a figure is the same with or without it."""
+    for chapter in sorted({f.chapter for f in figures}):
+        book = Notebook(DOCS / chapter, optional=False)
+        for figure in sorted((f for f in figures if f.chapter == chapter), key=shown_at):
+            line = shown_at(figure)
+            book.run_until(sum(1 for cell in book.cells if cell.line < line))
+            if book.failure:
+                raise RuntimeError(f"cannot draw {figure.name}: {book.failure}")
+            yield figure, book.namespace
+
+
+def drawn(names: list[str] | None = None) -> dict[str, str]:
+    """name -> the text its file should hold, for the given figures (default: all)."""
+    figures = [FIGURES[n] for n in (names or FIGURES)]
+    return {f.name: standalone(picture(f, ns), f.name) for f, ns in namespaces(figures)}
+
+
+def recorded(names: list[str] | None = None) -> dict[str, list[steps.Track]]:
+    """name -> its step-through, for the given figures that have one (default: all)."""
+    figures = [FIGURES[n] for n in (names or FIGURES) if FIGURES[n].steps]
+    return {f.name: f.steps(ns) for f, ns in namespaces(figures)}
+
+
+def nudged(names: list[str]) -> dict[str, dict]:
+    """name -> its nudge control's data, for the given figures that have one."""
+    figures = [FIGURES[n] for n in names if FIGURES[n].nudges]
+    return {f.name: f.nudges(ns) for f, ns in namespaces(figures)}
+
+
+def with_data_in(chapter: str) -> list[str]:
+    """The figures of ``chapter`` whose page carries data for a control: steps, nudges."""
+    return [n for n, f in FIGURES.items() if f.chapter == chapter and (f.steps or f.nudges)]

@@ -1,0 +1,296 @@
+"""The book's plots, drawn with matplotlib as inline SVG that takes the page's text colour
+(the primitives, then one function a figure, registered in tools/page/figures.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from io import StringIO
+
+from tools.page.figures import figure, nudges_of
+from tools.page.steps import TIMES
+from tools.page.svg import inline
+
+_SENTINEL = "#010203"  # matplotlib's "black", replaced by the page's text colour
+TEXT_COLOUR = _SENTINEL  # for lines drawn by hand that should take the text colour
+
+
+def plot_svg(draw: Callable, *, name: str, size: tuple[float, float] = (6.0, 3.5)) -> str:
+    """Whatever ``draw(ax)`` draws on a fresh matplotlib Axes, as inline SVG.
+
+    ``name`` makes the SVG's internal ids unique on a page and the same on every run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    style = {
+        "svg.hashsalt": name,  # ids stable from run to run, distinct between figures
+        "svg.fonttype": "path",  # text as outlines: looks the same without the font
+        "text.color": _SENTINEL,
+        "axes.labelcolor": _SENTINEL,
+        "axes.edgecolor": _SENTINEL,
+        "xtick.color": _SENTINEL,
+        "ytick.color": _SENTINEL,
+        "legend.frameon": False,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+    }
+    with plt.rc_context(style):
+        fig, ax = plt.subplots(figsize=size, layout="constrained")
+        try:
+            draw(ax)
+            out = StringIO()
+            fig.savefig(
+                out, format="svg", transparent=True, bbox_inches="tight", metadata={"Date": None}
+            )
+        finally:
+            plt.close(fig)
+    svg = out.getvalue().replace(_SENTINEL, "currentColor")
+    # matplotlib's <style> would apply to the whole page: say the same on the root instead
+    svg = svg.replace(
+        '<style type="text/css">*{stroke-linejoin: round; stroke-linecap: butt}</style>', ""
+    )
+    return inline(svg, 'stroke-linejoin="round" stroke-linecap="butt" ')
+
+
+def line_plot_svg(
+    curves: Mapping[str, Sequence[float]],
+    *,
+    name: str,
+    xlabel: str = "step",
+    ylabel: str = "",
+    logy: bool = False,
+) -> str:
+    """One line per named curve, against its index (e.g. loss and accuracy per step)."""
+
+    def draw(ax):
+        for name, ys in curves.items():
+            ax.plot(range(len(ys)), ys, label=name)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        if logy:
+            ax.set_yscale("log")
+        if len(curves) > 1:
+            ax.legend()
+
+    return plot_svg(draw, name=name)
+
+
+def _span(values: Sequence[float], steps: int) -> list[float]:
+    """``steps + 1`` evenly spaced numbers covering ``values`` with a 10% margin."""
+    low, high = min(values), max(values)
+    pad = 0.1 * (high - low) or 1.0
+    return [low - pad + i * (high - low + 2 * pad) / steps for i in range(steps + 1)]
+
+
+def scatter_svg(
+    groups: Mapping[str, tuple[Sequence[Sequence[float]], Sequence[float]]],
+    *,
+    name: str,
+    boundary: Callable[[float, float], float] | None = None,
+    resolution: int = 60,
+    labels: tuple[str, str] = ("negative", "positive"),
+) -> str:
+    """2-D points coloured by label, one marker per group, over a classifier's regions.
+
+    ``groups`` maps a group's name (say "training", "held out") to its points and their
+    labels (positive or not); the first group is drawn filled, the others hollow. With
+    ``boundary``, a function ``(x, y) -> score``, the regions where the score is positive
+    or negative are shaded on a ``resolution`` x ``resolution`` grid and the line where it
+    is zero is drawn: a classifier's decision boundary.
+    """
+    everything = [point for points, _ in groups.values() for point in points]
+    xs, ys = [p[0] for p in everything], [p[1] for p in everything]
+
+    def draw(ax):
+        if boundary is not None:
+            gx, gy = _span(xs, resolution), _span(ys, resolution)
+            scores = [[boundary(x, y) for x in gx] for y in gy]
+            ax.contourf(gx, gy, scores, levels=[-1e300, 0, 1e300], colors=["C0", "C1"], alpha=0.12)
+            ax.contour(gx, gy, scores, levels=[0], colors=["C7"], linewidths=1.5)
+        for k, (group, (points, marks)) in enumerate(groups.items()):
+            for colour, positive, label in (("C0", False, labels[0]), ("C1", True, labels[1])):
+                chosen = [p for p, m in zip(points, marks) if (m > 0) == positive]
+                style = (  # filled, with a thin outline in the text colour; or hollow
+                    {"c": colour, "edgecolors": TEXT_COLOUR}
+                    if k == 0
+                    else {"facecolors": "none", "edgecolors": colour}
+                )
+                ax.scatter(
+                    [p[0] for p in chosen],
+                    [p[1] for p in chosen],
+                    s=18,
+                    marker="o" if k == 0 else "D",
+                    label=f"{label}, {group}",
+                    linewidths=0.3 if k == 0 else 1.2,
+                    **style,
+                )
+        ax.set_xlabel("first coordinate")
+        ax.set_ylabel("second coordinate")
+        ax.set_aspect("equal", adjustable="box")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2)
+
+    return plot_svg(draw, name=name, size=(6.4, 4.6))  # legend below: legible on a phone
+
+
+def _slope(function, x: float) -> float:
+    """d function / dx at ``x``, as the engine computes it (a Value through ``function``)."""
+    from micrograd import Value
+
+    leaf = Value(x)
+    function(leaf).backward()
+    return leaf.grad
+
+
+@figure("01-what-autograd-records.md", "01-nudge")
+def nudge_and_tangent(ns):
+    """Chapter 1's L(x) around its x, the tangent there, and the chapter's nudge."""
+    loss_of, x, h = ns["L_of"], ns["x"], ns["nudge"]
+    slope, at = _slope(loss_of, x), loss_of(x)
+
+    def draw(ax):
+        xs = [x - 1 + k * (1.25 + h) / 100 for k in range(101)]  # to a little past x + h
+        ax.plot(xs, [loss_of(v) for v in xs], color="C0", label="L(x)")
+        tangent = [at + slope * (v - x) for v in xs]
+        ax.plot(xs, tangent, "--", color="C1", label=f"tangent at x = {x:g}: slope {slope:g}")
+        ax.plot([x, x + h], [at, at], color=TEXT_COLOUR, linewidth=0.8)
+        ax.plot([x + h] * 2, [at, loss_of(x + h)], color="C0", linewidth=2.5)
+        ax.plot([x + h] * 2, [at, at + slope * h], color="C1", linewidth=5, alpha=0.5)
+        ax.plot([x, x + h], [at, loss_of(x + h)], "o", color=TEXT_COLOUR, markersize=4)
+        ax.annotate(
+            f"nudge {h:g}",
+            (x + h / 2, at),
+            xytext=(0, -14),
+            textcoords="offset points",
+            ha="center",
+        )
+        ax.annotate(
+            f"L moves {loss_of(x + h) - at:g}",
+            (x + h, loss_of(x + h)),
+            xytext=(-8, 4),
+            textcoords="offset points",
+            ha="right",
+        )
+        ax.annotate(
+            f"gradient {TIMES} nudge = {slope * h:g}",
+            (x + h, at + slope * h / 2),
+            xytext=(6, -6),
+            textcoords="offset points",
+            va="center",
+        )
+        ax.set_xlabel("x")
+        ax.set_ylabel("L")
+        ax.legend(loc="upper left")
+
+    return plot_svg(draw, name="01-nudge", size=(6.0, 3.6))
+
+
+NUDGES = (-1.0, -0.5, -0.2, -0.1, -0.01, 0.01, 0.1, 0.2, 0.5, 1.0)  # what the control offers
+
+
+@nudges_of("01-nudge")
+def nudges_of_x(ns):
+    """For each of NUDGES, how far L moves, beside the gradient (from the engine) times it."""
+    loss_of, x = ns["L_of"], ns["x"]
+    slope, at = _slope(loss_of, x), loss_of(x)
+    rows = [{"h": h, "moved": loss_of(x + h) - at, "predicted": slope * h} for h in NUDGES]
+    return {"x": x, "L": at, "grad": slope, "nudges": rows, "start": NUDGES.index(ns["nudge"])}
+
+
+@figure("05-neuron-layer-mlp.md", "05-loss")
+def four_point_loss(ns):
+    return line_plot_svg(
+        {"sum of squared errors": ns["losses"]}, name="05-loss", ylabel="loss", logy=True
+    )
+
+
+@figure("06-softmax-cross-entropy.md", "06-softmax")
+def probabilities_and_gradients(ns):
+    p, grads = ns["p"], [v.grad for v in ns["logits"]]
+
+    def draw(ax):
+        where = range(len(p))
+        ax.bar([i - 0.2 for i in where], p, width=0.4, label="probability p", color="C0")
+        ax.bar([i + 0.2 for i in where], grads, width=0.4, label="gradient", color="C1")
+        ax.axhline(0, color=TEXT_COLOUR, linewidth=0.8)
+        ax.set_xticks(
+            list(where),
+            [
+                f"logit {v:g}" + (" (target)" if i == ns["target"] else "")
+                for i, v in enumerate(ns["values"])
+            ],
+        )
+        ax.legend()
+
+    return plot_svg(draw, name="06-softmax", size=(6.0, 3.2))
+
+
+@figure("08-failure-cases.md", "08-kept")
+def nodes_kept_alive(ns):
+    kept = ns["train_and_log"](keep_values=True)
+    alive, counts = set(), []
+    for loss in kept:
+        alive.update(loss.topo())
+        counts.append(len(alive))
+    return line_plot_svg(
+        {"logging loss (the Value)": counts, "logging loss.data": [0] * len(counts)},
+        name="08-kept",
+        ylabel="nodes kept alive",
+    )
+
+
+MOONS = ("outer moon", "inner moon")
+
+
+@figure("09-two-moons.md", "09-data")
+def the_two_moons(ns):
+    groups = {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
+    return scatter_svg(groups, name="09-data", labels=MOONS)
+
+
+@figure("09-two-moons.md", "09-training")
+def training_curves(ns):
+    return line_plot_svg(
+        {"loss": ns["losses"], "training accuracy": ns["accuracies"]}, name="09-training"
+    )
+
+
+@figure("09-two-moons.md", "09-boundary")
+def decision_boundary(ns):
+    model = ns["model"]
+    groups = {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
+    return scatter_svg(
+        groups,
+        name="09-boundary",
+        labels=MOONS,
+        boundary=lambda x, y: model([x, y]).data,
+        resolution=50,
+    )
+
+
+@figure("appendix-making-it-fast.md", "appendix-variants")
+def time_per_variant(ns):
+    """Time per step of each variant, split into the collector's share and the rest."""
+    variants = ns["variants"]
+    names = list(variants)
+    total = [variants[n]["ms per step"] for n in names]
+    in_gc = [t * variants[n]["collector share"] for t, n in zip(total, names)]
+
+    def draw(ax):
+        where = range(len(names))
+        ax.barh(where, [t - g for t, g in zip(total, in_gc)], color="C0", label="the engine")
+        ax.barh(
+            where,
+            in_gc,
+            left=[t - g for t, g in zip(total, in_gc)],
+            color="C1",
+            label="the garbage collector",
+        )
+        ax.set_yticks(list(where), names)
+        ax.invert_yaxis()
+        ax.set_xlabel("milliseconds per training step (median)")
+        ax.legend(loc="lower right")
+
+    return plot_svg(draw, name="appendix-variants", size=(7.5, 3.0))

@@ -1,0 +1,168 @@
+"""Running chapters against a learner's engine: in this process (``run_chapter``, the page's
+way), or each in a child process with a time limit, writing an event a JSON line
+(``run_in_child``, ``check``), so that an endless loop costs one chapter its timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tools import ROOT, relative
+from tools.learn.diagnose import DIAGNOSE
+from tools.learn.places import chapters_named
+from tools.learn.table import ChapterResult, chapter_result
+from tools.notebook import Notebook, describe_error
+
+DEFAULT_TIMEOUT = 120.0  # seconds per chapter: many times what the slowest one needs
+
+
+def _event_of_failure(error: BaseException, chapter: Path, engine: Path, fallback: int) -> dict:
+    """What the child reports about a failing check: where in the chapter, where in the engine."""
+    frames = traceback.extract_tb(error.__traceback__)
+    names = (str(chapter), relative(chapter, ROOT))  # as the chapter's code is compiled
+    in_chapter = [f.lineno for f in frames if f.filename in names]
+    in_engine = [f for f in frames if f.filename == str(engine)]
+    event = {"line": in_chapter[-1] if in_chapter else fallback, "kind": type(error).__name__}
+    if isinstance(error, SyntaxError) and error.filename in names and error.lineno:
+        event["line"] = error.lineno
+    event["message"] = describe_error(error)
+    if in_engine:
+        event["engine_line"], event["function"] = in_engine[-1].lineno, in_engine[-1].name
+    return event
+
+
+def run_chapter(
+    chapter: Path, engine: Path, tell, every: bool = False, skip: frozenset[int] = frozenset()
+) -> None:
+    """Run one chapter against ``engine`` in this process, calling ``tell(**event)`` per
+    event: {"start": i}, then {"passed": i} or {"failed": i, ...} (i: a cell's index).
+    With ``every``, it runs on past failures, reporting each check. The cells in ``skip``
+    are not run (the page's Python cannot run them: tools/site/learner.py)."""
+    book = Notebook(chapter, engine=engine)
+    while book.next < len(book.cells):
+        index = book.next
+        if index in skip:
+            book.next += 1
+            continue
+        tell(start=index)
+        try:
+            book.run_next()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            fence_line = book.cells[index].line - 1
+            tell(failed=index, **_event_of_failure(error, chapter, engine, fence_line))
+            if every:
+                continue
+            return
+        tell(passed=index)
+
+
+def run_chapter_here(chapter: str, engine: str, report: str, every: str = "") -> None:
+    """``run_chapter`` in a child process, writing a JSON line per event to ``report``."""
+    with open(report, "a", encoding="utf-8") as out:
+
+        def tell(**event):
+            out.write(json.dumps(event) + "\n")
+            out.flush()
+
+        run_chapter(Path(chapter), Path(engine), tell, every=bool(every))
+
+
+CHILD = (
+    "import sys; from tools.learn.child import run_chapter_here; run_chapter_here(*sys.argv[1:])"
+)
+
+
+def _run_child(
+    chapter: Path, engine: Path, report: Path, timeout: float, *more: str, script: str = CHILD
+) -> str | None:
+    """Run one chapter in a child process; None if it ended normally, else why it did not."""
+    errors = report.with_suffix(".stderr")
+    with errors.open("w", encoding="utf-8") as stderr:
+        child = subprocess.Popen(
+            [sys.executable, "-c", script, str(chapter), str(engine), str(report), *more],
+            cwd=ROOT,  # where the tests run the chapters
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,  # fences capture their own printing
+            stderr=stderr,
+            start_new_session=os.name == "posix",  # so a timeout ends what it started, too
+        )
+        try:
+            code = child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            if os.name == "posix":
+                os.killpg(child.pid, signal.SIGKILL)
+            else:
+                child.kill()
+            child.wait()
+            return f"timed out after {timeout:g} s: an endless loop? (--timeout changes the limit)"
+    if code == 0:
+        return None
+    tail = errors.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
+    return "\n".join([f"the process running the chapter stopped (exit code {code})", *tail])
+
+
+def run_in_child(chapter: Path, engine: Path, timeout: float, *more: str, script: str = CHILD):
+    """(the child's events, why it stopped early or None) for one chapter."""
+    with tempfile.TemporaryDirectory(prefix="learner-") as scratch:
+        report = Path(scratch) / "report.jsonl"
+        stopped = _run_child(chapter, engine, report, timeout, *more, script=script)
+        events = []
+        for line in report.read_text(encoding="utf-8").splitlines() if report.exists() else []:
+            with contextlib.suppress(ValueError):  # a line cut off by a timeout
+                events.append(json.loads(line))
+    return events, stopped
+
+
+def check_chapter(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> ChapterResult:
+    """Run one chapter's checks against the micrograd.py at ``engine``, in a child process."""
+    chapter = chapter.resolve()
+    return chapter_result(chapter, *run_in_child(chapter, engine.resolve(), timeout))
+
+
+def check(
+    engine: Path,
+    selected: list[Path] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    jobs: int | None = None,
+) -> list[ChapterResult]:
+    """Every chapter's checks (or those of ``selected`` chapters) against ``engine``."""
+    if not engine.is_file():
+        raise FileNotFoundError(f"{engine}: no such file (write one with `skeleton`)")
+    selected = selected or chapters_named([])
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        results = list(pool.map(lambda c: check_chapter(c, engine, timeout), selected))
+    return diagnosed(results, engine, timeout)
+
+
+def diagnosed(
+    results: list[ChapterResult], engine: Path, timeout: float, find=None
+) -> list[ChapterResult]:
+    """``results`` with the function to fix (``to_fix``) named in the first failure, the one
+    *Read next* is about: found in a child process, as the checks are, for that chapter
+    alone (finding it reruns the chapter, a few times); or by ``find(chapter, index)``,
+    if given (the page, which has no processes: tools/site/learner.py)."""
+    first = next((r for r in results if r.failure), None)
+    if first is None or first.failure.index is None or first.failure.kind == "EngineImportError":
+        return results
+    if find is not None:
+        fix = find(first.chapter, first.failure.index) or ""
+    else:
+        index = str(first.failure.index)
+        events, _ = run_in_child(first.chapter, engine.resolve(), timeout, index, script=DIAGNOSE)
+        fix = next((e["fix"] for e in events if e.get("fix")), "")
+    if not fix:
+        return results
+    named = dataclasses.replace(first, failure=dataclasses.replace(first.failure, fix=fix))
+    return [named if r is first else r for r in results]

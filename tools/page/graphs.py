@@ -1,0 +1,377 @@
+"""The book's graph figures, one function each: DOT drawn with the engine from a namespace,
+the chapter's at build time or the reader's in the page (live.py), with the step-throughs
+of some (steps.py, ``track``). The engine is imported where a figure is drawn: whichever
+``micrograd`` runs the chapter then.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import steps
+from .figures import graph_figure, steps_of
+
+
+def dot_of(root, names, *, locals_=None) -> str:
+    """graph_dot of ``root``; ``locals_`` restores spent local derivatives for it."""
+    from micrograd import graph_dot
+
+    spent = {node: node._local for node in root.topo()}
+    try:
+        for node, local in (locals_ or {}).items():
+            node._local = local
+        return graph_dot(root, names)
+    finally:
+        for node, local in spent.items():
+            node._local = local
+
+
+def saved_locals(root) -> dict:
+    """Each node's local derivatives, before backward() spends them."""
+    return {node: node._local for node in root.topo()}
+
+
+def track(
+    figure: str,
+    recording: steps.Recording,
+    dot_names: dict[int, str],
+    *,
+    title: str = "",
+    readouts: dict[int, str] | None = None,
+    texts: tuple[tuple[str, str, str], ...] = (),
+    result: tuple[str, ...] = (),
+    one_arrow: bool = False,
+) -> steps.Track:
+    """How ``figure`` shows ``recording``: node i is the DOT node ``dot_names[i]`` (nodes
+    not in it are not drawn), and each edge is the figure's arrow between those two nodes
+    (the k-th arrow for the k-th edge, or with ``one_arrow`` the only one). ``readouts``:
+    node i's box has a line ``prefix`` + its gradient; ``texts``: (a DOT cluster, prefix,
+    a node's name) for a gradient in a cluster's title. ``result``: names of the nodes
+    whose final gradients the last step states. Ids are svg.py's."""
+    index = {name: i for i, name in enumerate(recording.names)}
+    boxes = {i: f"{figure}-node-{dot}" for i, dot in dot_names.items()}
+    edges = {}
+    for step in recording.steps:
+        seen: dict[int, int] = {}
+        for edge in step.edges:
+            k = seen[edge.operand] = seen.get(edge.operand, 0) + 1
+            ends = (dot_names.get(edge.operand), dot_names.get(step.node))
+            if None not in ends:
+                again = f"-{k}" if k > 1 and not one_arrow else ""
+                edges[edge.operand, step.node, k] = f"{figure}-edge-{ends[0]}-{ends[1]}{again}"
+    shown = [steps.Readout(boxes[i], prefix, i) for i, prefix in (readouts or {}).items()]
+    shown += [
+        steps.Readout(f"{figure}-cluster-{cluster}", prefix, index[name])
+        for cluster, prefix, name in texts
+    ]
+    return steps.Track(
+        recording, title, boxes, edges, tuple(shown), tuple(index[name] for name in result)
+    )
+
+
+def _diamond(x_value=3.0):
+    from micrograd import Value
+
+    x = Value(x_value)
+    a = x * x
+    b, c = 2 * a, 3 * a
+    return {"x": x, "a": a, "b": b, "c": c, "L": b + c}
+
+
+def _names(nodes: dict) -> dict:
+    return {node: name for name, node in nodes.items()}
+
+
+@graph_figure("01-what-autograd-records.md", "01-diamond")
+def chain_rule_by_hand(ns):
+    """Chapter 1's hand computation: values in the boxes, local derivatives on the arrows."""
+    g = {k: f"{ns[k]:g}" for k in ("x", "a", "b", "c", "L", "dL_da", "dL_dx", "da_dx")}
+    dot = f"""digraph chain_rule {{
+  rankdir=LR;
+  node [shape=box, style=rounded];
+  x [label="x = {g["x"]}\\ndL/dx = {g["dL_dx"]}"];
+  a [label="a = x·x = {g["a"]}\\ndL/da = {g["dL_da"]}"];
+  b [label="b = 2a = {g["b"]}\\ndL/db = 1"];
+  c [label="c = 3a = {g["c"]}\\ndL/dc = 1"];
+  L [label="L = b + c = {g["L"]}\\ndL/dL = 1"];
+  x -> a [label="da/dx = 2x = {g["da_dx"]}"];
+  a -> b [label="db/da = 2"];
+  a -> c [label="dc/da = 3"];
+  b -> L [label="dL/db = 1"];
+  c -> L [label="dL/dc = 1"];
+}}"""
+    return dot
+
+
+@steps_of("01-diamond")
+def chain_rule_by_the_engine(ns):
+    """The same diamond built from Values at the chapter's x, run backward step by step."""
+    nodes = _diamond(ns["x"])
+    recording = steps.record(nodes["L"], _names(nodes))
+    drawn = {i: name for i, name in enumerate(recording.names) if name in nodes}
+    return [
+        track(
+            "01-diamond",
+            recording,
+            drawn,
+            readouts={i: f"dL/d{name} = " for i, name in drawn.items()},
+            result=("x",),
+            one_arrow=True,  # the figure draws x -> a once, with 2x: the engine's two edges
+        )
+    ]
+
+
+@graph_figure("02-the-value-atom.md", "02-square")
+def square_pushed(ns):
+    from micrograd import Value
+
+    x = Value(3.0)
+    square = x * x
+    ns["push"](square)  # the chapter's own helper: seed 1 and push one step
+    return dot_of(square, {x: "x", square: "x * x"})
+
+
+def node_consumers(names: dict) -> list:
+    """The nodes named b and c: the two consumers of a in the diamond."""
+    return [node for node, name in names.items() if name in ("b", "c")]
+
+
+def _walks(ns) -> list:
+    """Chapter 3's three walks of the diamond: (title, walk(root) -> the nodes it released,
+    in order; None for the engine's own backward)."""
+    return [
+        ("careless, b first", lambda root: ns["careless_backward"](root)),
+        ("careless, c first", lambda root: ns["careless_backward"](root, False)),
+        ("reverse topological order", None),
+    ]
+
+
+@graph_figure("03-backward.md", "03-careless-walk")
+def careless_walk(ns):
+    """The diamond three times: each node numbered in the order a walk released it."""
+    runs = []
+    for title, walk in _walks(ns):
+        walk = walk or (lambda root: (root.backward(), root.topo()[::-1])[1])
+        x, a, root = ns["diamond"]()
+        names = {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
+        order = [node for node in walk(root) if node in names]
+        runs.append((title, x.grad, names, order))
+    lines = ["digraph walks {", "  rankdir=TB;", "  node [shape=box];"]
+    for k, (title, result, names, order) in enumerate(runs):
+        lines += [f"  subgraph cluster_{k} {{", f'    label="{title}\\nx.grad = {result:g}";']
+        step = {node: i + 1 for i, node in enumerate(order)}
+        for node, name in names.items():
+            early = name == "a" and step[node] < max(step[c] for c in node_consumers(names))
+            mark = ", penwidth=2.5" if early else ""
+            note = " (too early)" if early else ""
+            lines.append(f'    {name}{k} [label="{name}: released {step[node]}{note}"{mark}];')
+        lines += [
+            f"    x{k} -> a{k}; x{k} -> a{k}; a{k} -> b{k}; a{k} -> c{k};",
+            f"    b{k} -> L{k}; c{k} -> L{k};",
+            "  }",
+        ]
+    return "\n".join([*lines, "}"])
+
+
+def _neuron(ns):
+    """The chapter's neuron and its loss, built afresh from its numbers; and its names."""
+    from micrograd import Value
+
+    w, x, b, y = (Value(ns[name].data) for name in "wxby")  # the chapter's fixture
+    prediction = w * x + b
+    residual = prediction - y
+    loss = residual**2
+    names = {w: "w", x: "x", b: "b", y: "y", prediction: "p", residual: "r", loss: "L"}
+    return loss, names
+
+
+@graph_figure("04-a-scalar-neuron.md", "04-neuron")
+def scalar_neuron(ns):
+    loss, names = _neuron(ns)
+    local = saved_locals(loss)
+    loss.backward()
+    return dot_of(loss, names, locals_=local)
+
+
+@steps_of("04-neuron")
+def scalar_neuron_steps(ns):
+    loss, names = _neuron(ns)
+    product = loss._prev[0]._prev[0]._prev[0]  # L = r**2, r = p - y, p = w*x + b
+    recording = steps.record(loss, {**names, product: "w·x"})
+    every = dict(enumerate(f"n{i}" for i in range(len(recording.names))))  # graph_dot's
+    return [
+        track(
+            "04-neuron",
+            recording,
+            every,
+            readouts={i: "grad " for i, node in enumerate(loss.topo()) if node._op != "const"},
+            result=("w", "b", "x", "y"),
+        )
+    ]
+
+
+@steps_of("03-careless-walk")
+def careless_walk_steps(ns):
+    """The figure's three walks, each recorded on a diamond of its own, side by side."""
+    tracks = []
+    for k, (title, walk) in enumerate(_walks(ns)):
+        x, a, root = ns["diamond"]()
+        names = {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
+        recording = steps.record(root, names, walk=walk, leaves=True)  # as the figure numbers
+        shown = set(names.values())  # the constants are not drawn
+        drawn = {i: f"{name}{k}" for i, name in enumerate(recording.names) if name in shown}
+        texts = ((f"cluster_{k}", "x.grad = ", "x"),)
+        tracks.append(
+            track("03-careless-walk", recording, drawn, title=title, texts=texts, result=("x",))
+        )
+    return tracks
+
+
+def side_by_side(graphs: list[tuple[str, str]], rankdir: str = "LR") -> str:
+    """One DOT graph holding several graph_dot texts, each in a titled box of its own."""
+    lines = ["digraph figure {", f"  rankdir={rankdir};", "  node [shape=box];"]
+    for k, (title, dot_text) in enumerate(graphs):
+        body = dot_text.splitlines()[3:-1]  # graph_dot's own header and closing brace off
+        lines += [f"  subgraph cluster_{k} {{", f'    label="{title}";']
+        lines += ["  " + re.sub(r"\bn(\d+)\b", rf"g{k}n\1", line) for line in body]
+        lines.append("  }")
+    return "\n".join([*lines, "}"])
+
+
+def structure_dot(root, names: dict) -> str:
+    """The shape of the graph under root: one small box per node (its name or operation)."""
+    order = root.topo()
+    number = {node: i for i, node in enumerate(order)}
+    lines = ["digraph structure {", "  rankdir=LR;", "  node [shape=box];"]
+    for node in order:
+        label = names.get(node) or (f"{node.data:g}" if node._op == "const" else node._op)
+        label = label or "leaf"
+        style = ", style=dashed" if node._op == "const" else ""
+        lines.append(f'  n{number[node]} [label="{label}"{style}];')
+        lines += [f"  n{number[operand]} -> n{number[node]};" for operand in node._prev]
+    return "\n".join([*lines, "}"])
+
+
+@graph_figure("05-neuron-layer-mlp.md", "05-dot")
+def one_node_per_neuron(ns):
+    w, x, b = ns["w"], ns["x"], ns["b"]
+    names = {b: "b", **{v: f"w{i}" for i, v in enumerate(w)}}
+    names |= {v: f"x{i}" for i, v in enumerate(x)}
+    fused = structure_dot(ns["fused"], {**names, ns["fused"]: "dot"})
+    long_way = structure_dot(ns["long_way"], names)
+    return side_by_side(
+        [
+            (f"one dot node: {len(ns['fused'].topo())} nodes", fused),
+            (f"the long way: {len(ns['long_way'].topo())} nodes", long_way),
+        ],
+        rankdir="TB",
+    )
+
+
+@steps_of("05-dot")
+def one_node_per_neuron_steps(ns):
+    """Both graphs of the figure, built afresh from the chapter's numbers, stepped together:
+    the dot node sends all seven contributions in one step, the long way takes six."""
+    Value = ns["Value"]  # noqa: N806 (the chapter's, which its dot takes)
+
+    def leaves():  # the chapter's numbers, in fresh leaves, and their names
+        w, x = ([Value(v.data) for v in ns[name]] for name in "wx")
+        b = Value(ns["b"].data)
+        named = {v: f"{n}{i}" for n, vs in (("w", w), ("x", x)) for i, v in enumerate(vs)}
+        return w, x, b, {b: "b", **named}
+
+    w, x, b, names = leaves()
+    fused = ns["dot"](w, x, b)
+    graphs = [("one dot node", fused, {**names, fused: "dot"})]
+    w, x, b, names = leaves()
+    total = b
+    for i, (wi, xi) in enumerate(zip(w, x)):  # b + w[0] * x[0] + ..., as the chapter adds
+        product = wi * xi
+        total = total + product
+        names |= {product: f"w{i}·x{i}", total: f"s{i + 1}"}
+    graphs.append(("the long way", total, names))
+    tracks = []
+    for k, (title, root, called) in enumerate(graphs):
+        recording = steps.record(root, called)
+        every = {i: f"g{k}n{i}" for i in range(len(recording.names))}
+        tracks.append(track("05-dot", recording, every, title=title))
+    return tracks
+
+
+@graph_figure("07-drawing-the-graph.md", "07-diamond")
+def graph_dot_of_the_diamond(ns):
+    nodes = _diamond(ns["x"].data)  # the chapter's x, as the reader may have changed it
+    local = saved_locals(nodes["L"])
+    nodes["L"].backward()
+    return dot_of(nodes["L"], _names(nodes), locals_=local)
+
+
+@graph_figure("08-failure-cases.md", "08-cut")
+def the_cut_graph(ns):
+    cut, intact = ns["cut"], ns["intact"]
+    return side_by_side(
+        [
+            (f"built on a copied number: {len(cut.topo())} nodes", structure_dot(cut, {})),
+            (f"built on the prediction: {len(intact.topo())} nodes", structure_dot(intact, {})),
+        ],
+        rankdir="TB",
+    )
+
+
+@graph_figure("12-forward-and-reverse-mode.md", "12-sweeps")
+def forward_and_reverse_sweeps(ns):
+    """The graph of f twice: tangents pushed forward from x1, cotangents pulled back from f1."""
+    from micrograd import Value
+
+    dual, point = ns["Dual"], ns["point"]
+
+    def trace(x1, x2, x3):  # f of the chapter, with its intermediates named
+        s = x1 * x2
+        t = x3.tanh()
+        p = s * x3
+        return {"x1": x1, "x2": x2, "x3": x3, "s": s, "t": t, "p": p, "f1": s + t, "f2": p.exp()}
+
+    ahead = trace(*(dual(v, 1.0 if k == 0 else 0.0) for k, v in enumerate(point)))
+    back = trace(*(Value(v) for v in point))
+    back["f1"].backward()
+    edges = [
+        edge.split() for edge in ("x1 s", "x2 s", "x3 t", "s p", "x3 p", "s f1", "t f1", "p f2")
+    ]
+    names = {
+        "s": "s = x1 x2",
+        "t": "t = tanh x3",
+        "p": "p = s x3",
+        "f1": "f1 = s + t",
+        "f2": "f2 = exp p",
+    }
+    lines = ["digraph sweeps {", "  rankdir=LR;", "  node [shape=box];"]
+    sweeps = [  # graphviz stacks the boxes bottom up: reverse first puts forward on top
+        ("reverse: cotangents, seeded on f1 (1 of 2 passes)", back, "cotangent", "back"),
+        ("forward: tangents, seeded on x1 (1 of 3 passes)", ahead, "tangent", "forward"),
+    ]
+    for k, (title, nodes, kind, direction) in enumerate(sweeps):
+        lines += [f"  subgraph cluster_{k} {{", f'    label="{title}";']
+        for name, node in nodes.items():
+            number, carried = (
+                (node.value, node.tangent) if kind == "tangent" else (node.data, node.grad)
+            )
+            lines.append(
+                f'    {name}{k} [label="{names.get(name, name)}\\nvalue {number:.3g}\\n'
+                f'{kind} {carried:.3g}"];'
+            )
+        lines += [f"    {a}{k} -> {b}{k} [dir={direction}];" for a, b in edges]
+        lines.append("  }")
+    return "\n".join([*lines, "}"])
+
+
+@graph_figure("13-dynamic-static-captured.md", "13-branches")
+def the_branch_taken(ns):
+    from micrograd import Value, graph_dot
+
+    runs = []
+    for start in (2.0, -2.0):
+        x, y, z = Value(start), Value(5.0), Value(-7.0)
+        out = ns["branchy"](x, y, z)
+        out.backward()
+        runs.append((f"branchy at x = {start:g}", graph_dot(out, {x: "x", y: "y", z: "z"})))
+    return side_by_side(runs, rankdir="TB")
