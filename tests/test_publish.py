@@ -1,5 +1,5 @@
 """tools/publish.py short of a build: its command line (`python3 tools/dev.py build ARGS` runs
-`tools/publish.py build ARGS`), and the layout of the archive."""
+`python -m tools.publish build ARGS`), and the layout of the archive."""
 
 from __future__ import annotations
 
@@ -24,8 +24,12 @@ PUBLISH = ROOT / "tools" / "publish.py"
     ids=["build", "pdf"],
 )
 def test_a_mistyped_option_is_one_line_naming_it_and_the_valid_ones(args, said):
-    result = subprocess.run(
-        [sys.executable, str(PUBLISH), *args], capture_output=True, text=True, timeout=60
+    result = subprocess.run(  # as dev.py runs it
+        [sys.executable, "-m", "tools.publish", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 2, result
     assert result.stderr.splitlines() == [f"publish: {said}"], result.stderr

@@ -306,7 +306,7 @@ def command_line(command: str, rest: "list[str]") -> list:
     return command_lines(rest)[command]
 
 
-def command_lines(rest: list[str]) -> dict[str, list]:
+def command_lines(rest: "list[str]") -> "dict[str, list]":
     return {
         "test": [PYTHON, "-m", "pytest", *PARALLEL, *rest],
         "check": [PYTHON, "-m", "pytest", *PARALLEL, "-m", "not site and not heavy", *rest],

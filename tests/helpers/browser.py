@@ -7,15 +7,18 @@ tests/site/conftest.py.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from benchmarks.drive import bar
 from tests.helpers.site import PAGES, url_path
+from tools import DOCS
 from tools.notebook import Notebook
+from tools.page import bridge
 from tools.site.fences import page_fences
-from tools.site.runtime import RUNTIME_FILES
+from tools.site.runtime import RUNTIME_FILES, engine_json
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 PHONE = {"width": 390, "height": 844}
@@ -153,33 +156,25 @@ def expected_failure(page: Path, tmp_path: Path, old: str, new: str) -> tuple[in
     text = page.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{page.name} should contain {old!r} once"
     copy.write_text(text.replace(old, new), encoding="utf-8")
-    book = Notebook(copy)
+    book = Notebook(copy, book=DOCS)
     book.run_until(len(book.cells))
     assert book.error is not None, f"{page.name} with {new!r} passes under pytest"
     named = int(re.match(rf".*{re.escape(copy.name)}:(\d+): ", book.failure)[1])
     return book.cells[book.next - 1].line, type(book.error).__name__, named
 
 
-def expected_run_all(page: Path, tmp_path: Path, old: str, new: str) -> dict[int, str]:
-    """What Run all shows with ``old`` replaced by ``new`` in ``page``: each runnable fence's
-    state by its first line. Output other than the book's goes on ("differs"), an exception
-    stops the chapter ("failed", and "not-run" below it). Fences that need an optional
-    module are left out, as the page cannot run them."""
-    copy = tmp_path / f"run-all-{page.name}"
-    copy.write_text(page.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
-    book = Notebook(copy, check_outputs=False, optional=False)
-    found: dict[int, str] = {}
-    for index, cell in enumerate(book.cells):
-        if book.error is not None:
-            found[cell.line] = "not-run"
-            continue
-        try:
-            book.run_next()
-        except Exception:
-            found[cell.line] = "failed"
-            continue
-        if index in book.skipped:
-            continue
-        differs = cell.output is not None and book.printed[index] != cell.output.code
-        found[cell.line] = "differs" if differs else "ran"
-    return found
+def page_runner(page: Path):
+    """The chapter's notebook made as the page's worker makes it (tools/page/bridge.py),
+    from the same fence data and engine chunks, run here in CPython."""
+    return bridge.open_chapter(json.dumps(page_fences(page)), engine_json(DOCS))
+
+
+def expected_run_all(page: Path, old: str, new: str) -> dict[int, str]:
+    """What Run all shows after a reader replaced ``old`` by ``new`` in one fence of
+    ``page``: each runnable fence's state by its first line, as tools/page/run.py decides."""
+    runner = page_runner(page)
+    [index] = [i for i, cell in enumerate(runner.cells) if old in cell.code]
+    last = max(i for i, cell in enumerate(runner.cells) if not cell.blocked)
+    runner.run(last, {index: runner.cells[index].code.replace(old, new)}, all=True)
+    found = runner.outcomes.items()
+    return {runner.cells[i].line: o.state for i, o in found if o.state != "blocked"}

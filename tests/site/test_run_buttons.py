@@ -25,6 +25,7 @@ from tests.helpers.browser import (
     failure,
     fence_with,
     next_chapter_to,
+    page_runner,
     printed,
     python_workers,
     requests_for,
@@ -133,16 +134,60 @@ def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
     # Run all goes on past output that differs from the book's, down to the first exception.
     tab.locator(".notebook-run-all").click()
     tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
-    expected = expected_run_all(page, tmp_path, old, new)
+    expected = expected_run_all(page, old, new)
     assert states(tab) == expected
     assert "differs" in expected.values() and "failed" in expected.values(), expected
 
     bar(tab, engine["line"]).locator(".notebook-reset").click()  # Reset, and all is well
     assert editor_text(code(tab, engine["line"])) + "\n" == engine["code"]
-    tab.locator(".notebook-run-all").click()  # from the top: a Run would keep the broken class
-    tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
+    run(tab, engine["line"])  # the engine is built again in book order, the fix in place
+    for line in sorted(line for line, state in states(tab).items() if state != "ran"):
+        run(tab, line)
     assert set(states(tab).values()) == {"ran"}, states(tab)
 
+    assert_clean(tab, page.name)
+
+
+PROBE = "print(sorted(vars(Value)))\nprint(Value(2.0) + 1)\n"
+
+
+@pytest.mark.usefixtures("runtime")
+def test_rerunning_each_engine_fence_rebuilds_the_engine_in_book_order_as_in_python(
+    open_page, site_url
+):
+    """Chapter 2 run, then each engine fence run again, unedited and edited: the page shows
+    what the same runner (tools/page/run.py) gives in CPython, namespace and lines alike."""
+    page, tab = chapter_page(open_page, site_url, "02-")
+    runner = page_runner(page)
+    cells = runner.cells
+    engines = [i for i, cell in enumerate(cells) if cell.engine]
+    last = max(i for i, cell in enumerate(cells) if not cell.blocked)
+    run(tab, cells[last].line)
+    runner.run(last)
+    for index in engines:  # unedited: every method is still there, in book order
+        run(tab, cells[index].line)
+        runner.run(index)
+    code(tab, cells[last].line).fill(PROBE)
+    run(tab, cells[last].line)
+    expected = runner.run(last, {last: PROBE})
+    assert (
+        expected.state == "ran" and "__add__" in expected.printed and "backward" in expected.printed
+    )
+    assert printed(tab, cells[last].line) == expected.printed
+
+    first = engines[0]  # edited: a bug in the first chunk is reported where it is written
+    broken = cells[first].code.replace("self.grad = 0.0", "self.grad = 0.0 / 0", 1)
+    assert broken != cells[first].code
+    code(tab, cells[first].line).fill(broken)
+    run(tab, cells[first].line)
+    said = runner.run(first, {first: broken})
+    assert said.state == states(tab)[cells[first].line] == "ran"  # defined, not yet called
+    run(tab, cells[last].line)
+    expected = runner.run(last, {first: broken, last: PROBE})
+    assert expected.state == states(tab)[cells[last].line] == "failed"
+    headline = expected.report.split("\n")[0]
+    assert headline.startswith(f"docs/{page.name}:") and "ZeroDivisionError" in headline
+    assert failure(tab, cells[last].line).split("\n")[0] == headline
     assert_clean(tab, page.name)
 
 

@@ -193,5 +193,6 @@ def engine_json(docs: Path) -> str:
 def install_runtime(tarballs: Mapping[Package, Path], site: Path, docs: Path) -> None:
     """Copy the runtimes' files and the page's Python into the built site."""
     install_packages(tarballs, site)
+    (site / NOTEBOOK_DIR).mkdir(parents=True, exist_ok=True)
     (site / PAGE_ZIP).write_bytes(page_zip())
     (site / ENGINE_JSON).write_text(engine_json(docs), encoding="utf-8")
