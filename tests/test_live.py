@@ -117,6 +117,7 @@ def test_the_page_gets_the_folder_of_its_python_whole_and_the_same_each_build():
     with zipfile.ZipFile(io.BytesIO(page_zip())) as archive:
         names = archive.namelist()
     folder = ROOT / "tools" / "page"
-    expected = sorted(path.relative_to(ROOT).as_posix() for path in folder.rglob("*.py"))
+    expected = ["tools/__init__.py"]  # the package it is in
+    expected += sorted(path.relative_to(ROOT).as_posix() for path in folder.rglob("*.py"))
     assert names == expected and "tools/page/live.py" in names
     assert page_zip() == page_zip()

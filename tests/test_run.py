@@ -11,10 +11,12 @@ import textwrap
 import pytest
 
 from tools import ROOT, relative
+from tools.learn.child import run_chapter
 from tools.notebook import Notebook, engine_before
 from tools.page.kernel import Chunk
 from tools.page.run import Cell
 from tools.page.run import Notebook as Runner
+from tools.tangle import tangle
 
 pytest_plugins = ["pytester"]
 
@@ -251,3 +253,25 @@ def test_the_engine_before_a_chapter_is_a_module_that_import_gives_only_while_fe
     assert sys.modules.get("micrograd") is before
     assert runner.namespace["f"].__code__.co_filename == "docs/a.md"
     assert runner.namespace["f"].__code__.co_firstlineno == 3
+
+
+def learn(chapter, engine) -> list[dict]:
+    """The events of learner mode's run of ``chapter`` against ``engine``."""
+    events = []
+    run_chapter(chapter, engine, lambda **event: events.append(event))
+    return events
+
+
+def test_learner_mode_runs_each_chapter_against_the_whole_engine_and_names_the_line(book):
+    engine = book.parent / "micrograd.py"
+    engine.write_text(tangle(book), encoding="utf-8")  # the tangler's join, as a learner's file
+    for path in book.glob("0[12]-*.md"):  # a learner's engine is whole in every chapter
+        path.write_text(path.read_text().replace("```output\nFalse\n", "```output\nTrue\n"))
+    for path in sorted(book.glob("*.md")):
+        events = learn(path, engine)
+        assert [e for e in events if "failed" in e] == [], (path.name, events)
+    engine.write_text(tangle(book).replace("2 * self.n", "2 * self.m"), encoding="utf-8")
+    for name, line in (("02-grow.md", 22), ("03-more.md", 9)):
+        [failed] = [e for e in learn(book / name, engine) if "failed" in e]
+        assert (failed["kind"], failed["line"]) == ("AttributeError", line), failed
+        assert failed["function"] == "double"  # the learner's function to fix

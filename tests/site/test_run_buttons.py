@@ -148,7 +148,10 @@ def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
     assert_clean(tab, page.name)
 
 
-PROBE = "print(sorted(vars(Value)))\nprint(Value(2.0) + 1)\n"
+PROBE = (  # the methods of the class, as every Python lists them, and one of them used
+    "print(sorted(name for name, member in vars(Value).items() if callable(member)))\n"
+    "print(Value(2.0) + 1)\n"
+)
 
 
 @pytest.mark.usefixtures("runtime")
@@ -187,7 +190,8 @@ def test_rerunning_each_engine_fence_rebuilds_the_engine_in_book_order_as_in_pyt
     assert expected.state == states(tab)[cells[last].line] == "failed"
     headline = expected.report.split("\n")[0]
     assert headline.startswith(f"docs/{page.name}:") and "ZeroDivisionError" in headline
-    assert failure(tab, cells[last].line).split("\n")[0] == headline
+    said = failure(tab, cells[last].line).split("\n")[0]
+    assert said.split(": ")[:2] == headline.split(": ")[:2]  # the line; messages vary by Python
     assert_clean(tab, page.name)
 
 

@@ -175,8 +175,9 @@ def zipped(files: Mapping[str, bytes]) -> bytes:
 
 
 def page_zip() -> bytes:
-    """Every Python file of tools/page/, under its path from the repository."""
-    files = sorted(PAGE_PYTHON.rglob("*.py"))
+    """Every Python file of tools/page/, under its path from the repository, with the
+    package it is in (tools/__init__.py: the standard library only)."""
+    files = [ROOT / "tools" / "__init__.py", *sorted(PAGE_PYTHON.rglob("*.py"))]
     return zipped({path.relative_to(ROOT).as_posix(): path.read_bytes() for path in files})
 
 

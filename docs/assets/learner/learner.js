@@ -343,10 +343,12 @@
 
   let current = null; // the Learner of the page shown
 
-  // On every page Material shows: a Learner left behind ends its Python.
+  // On every page Material shows: a Learner left behind ends its Python, and its editor
+  // (with the listeners it set on the window) goes.
   function setup() {
     if (current && !current.root.isConnected) {
       current.python.end();
+      current.editor.destroy();
       current = null;
     }
     const root = document.querySelector(".learner");

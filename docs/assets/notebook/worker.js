@@ -174,7 +174,7 @@ async function draw(event) {
 
 // --- learner mode: the book's checks against a learner's engine (tools/site/learner.py) ---
 //
-// In:  {kind: "learn-load", bundle}  the book's zip: unpacked into /book, put on sys.path
+// In:  {kind: "learn-load", bundle}  the book's zip, unpacked beside page.zip
 //      {kind: "learn", chapter, engine}  run one chapter against the engine's text
 //      {kind: "learn-table", runs, engine, diagnose}  the table of the runs so far
 // Out: {kind: "learn-event", event} for each check the chapter starts, passes or fails;
@@ -186,8 +186,10 @@ const LEARNER = {
   "learn-load": async ({ bundle }) => {
     const response = await fetch(bundle);
     if (!response.ok) throw new Error(`${bundle}: HTTP ${response.status}`);
-    python.unpackArchive(await response.arrayBuffer(), "zip", { extractDir: "/book" });
-    python.runPython("import sys; sys.path[:0] = ['/book', '/book/packages']");
+    // Beside the page's own Python (page.zip), as in the repository: one package `tools`.
+    const folder = python.FS.cwd();
+    python.unpackArchive(await response.arrayBuffer(), "zip", { extractDir: folder });
+    python.runPython(`import sys; sys.path.append("${folder}/packages")`);
     // Compiling modules as large as argparse needs more stack than PYTHON_STACK gives, so
     // learner mode's modules are imported with more, once, before any check runs.
     limitStack(python, IMPORT_STACK);
