@@ -59,13 +59,55 @@ import torch
 """
 
 
+# Two more chapters go on building the class of the first: each runs with the engine as it
+# stands at its place (chapter 2's first fence sees no `double` yet), and a traceback names
+# the chapter that wrote the failing code.
+GROWING_CHAPTERS = {
+    "02-it-grows.md": """# 2. It grows
+
+```python
+from micrograd import Thing
+
+print(hasattr(Thing, "double"))
+```
+
+```output
+False
+```
+
+```python title="micrograd.py"
+    def double(self):
+        return 2 * self.size()
+```
+""",
+    "03-and-more.md": """# 3. And more
+
+```python title="micrograd.py"
+    def size(self):
+        return 21
+```
+
+```python
+print(Thing().double())
+```
+
+```output
+42
+```
+""",
+}
+
+
 def build_small_site(folder: Path, env: dict[str, str], into="site") -> tuple[Path, str]:
-    """Build a two-page site with this repository's mkdocs.yml; return it and the log."""
+    """Build a small site with this repository's mkdocs.yml: a home page and three chapters
+    whose engine fences build one class; return it and the log."""
     docs = folder / "docs"
     for folder_name in ("assets", "stylesheets"):  # what mkdocs.yml's extra_css names
         shutil.copytree(ROOT / "docs" / folder_name, docs / folder_name, dirs_exist_ok=True)
     (docs / "index.md").write_text("# Home\n\n[The chapter](01-a-chapter.md)\n")
     (docs / "01-a-chapter.md").write_text(SMALL_CHAPTER)
+    for name, text in GROWING_CHAPTERS.items():
+        (docs / name).write_text(text)
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     config["docs_dir"] = str(docs)
     config["hooks"] = [str(ROOT / hook) for hook in config["hooks"]]

@@ -56,13 +56,19 @@ def test_a_late_fence_in_chapter_3_runs_the_fences_above_it_first(open_page, sit
     assert_clean(tab, page.name)
 
 
+@pytest.fixture(scope="module")
+def small_site(tmp_path_factory):
+    """A small site (tests/helpers/site.py): a chapter with what no real chapter needs, and
+    two more that go on building its class."""
+    return build_small_site(tmp_path_factory.mktemp("small"), {})[0]
+
+
 @pytest.mark.usefixtures("runtime")
-def test_output_shows_once_marked_same_or_in_place_of_the_books(open_page, tmp_path):
+def test_output_shows_once_marked_same_or_in_place_of_the_books(open_page, small_site):
     # A small site's chapter has what no real chapter needs: a fence that prints
     # "</script>" (which must not end the page's fence data early), with its ```output
     # block, and one that imports torch (which the page cannot run).
-    small, _ = build_small_site(tmp_path, {})
-    with serve(small) as url:
+    with serve(small_site) as url:
         tab = open_page(url + "/01-a-chapter.html")
         tab.wait_for_selector("body[data-notebook=idle]", state="attached")
         line = 9  # print("</script> stays inside the data"), then its ```output block
@@ -93,6 +99,28 @@ def test_output_shows_once_marked_same_or_in_place_of_the_books(open_page, tmp_p
         run(tab, line)
         assert book.is_visible() and result.is_hidden()
         assert "imports torch" in tab.locator(".notebook-blocked").text_content()
+        assert_clean(tab, "the small site")
+
+
+@pytest.mark.usefixtures("runtime")
+def test_a_class_built_over_three_chapters_runs_in_the_page_as_in_python(open_page, small_site):
+    """Each chapter of the small site runs with the engine as it stands at its place, and a
+    failure in code written in chapter 2 is reported at chapter 2's line, from chapter 3."""
+    with serve(small_site) as url:
+        tab = open_page(url + "/02-it-grows.html")
+        run(tab, 4)  # from micrograd import Thing; print(hasattr(Thing, "double"))
+        assert printed(tab, 4) == "False\n" and states(tab)[4] == "ran"
+        tab.goto(url + "/03-and-more.html")
+        tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+        run(tab, 9)  # print(Thing().double()): chapter 2's double, chapter 3's size
+        assert printed(tab, 9) == "42\n" and states(tab)[9] == "ran"
+        code(tab, 4).fill("    def size(self):\n        return None\n")  # 2 * None fails
+        run(tab, 4)
+        run(tab, 9)
+        assert states(tab)[9] == "failed"
+        said = failure(tab, 9)  # (the small site's chapters are named by their full path)
+        assert re.match(r"\S*/docs/02-it-grows\.md:15: TypeError", said), said
+        assert re.search(r'File "\S*/docs/02-it-grows\.md", line 15, in double', said), said
         assert_clean(tab, "the small site")
 
 

@@ -221,23 +221,6 @@ def test_footer_links_previous_and_next_page(built_site, page):
     assert rendered(built_site, page).footer == expected
 
 
-def test_two_builds_give_byte_identical_pages(built_site, site_builder, tmp_path):
-    again = site_builder(tmp_path / "again")
-    assert again.returncode == 0, again.stdout + again.stderr
-    first = {p.relative_to(built_site): p for p in built_site.rglob("*.html")}
-    second = {p.relative_to(again.site): p for p in again.site.rglob("*.html")}
-    assert first.keys() == second.keys(), first.keys() ^ second.keys()
-    differ = [
-        str(name) for name, page in first.items() if page.read_bytes() != second[name].read_bytes()
-    ]
-    assert not differ, (
-        f"two builds in a row gave different HTML for {differ}: something the site shows "
-        "is not a function of the sources (a time, a random id, an unordered set?)"
-    )
-    if (built_site / "assets" / "pyodide").exists():  # the Run buttons' fence data, too
-        assert any("notebook-fences" in page.read_text(encoding="utf-8") for page in first.values())
-
-
 # --- Math: the shipped font, and MathML without latex2mathml's known slips -------------
 
 FONT_FACE = re.compile(r"@font-face\s*{(?P<body>[^}]*)}")
