@@ -275,3 +275,13 @@ def test_learner_mode_runs_each_chapter_against_the_whole_engine_and_names_the_l
         [failed] = [e for e in learn(book / name, engine) if "failed" in e]
         assert (failed["kind"], failed["line"]) == ("AttributeError", line), failed
         assert failed["function"] == "double"  # the learner's function to fix
+
+
+def test_a_failure_in_a_class_body_spread_over_chunks_is_told_at_its_chapter_line():
+    first = Chunk("docs/a.md", 5, "class Thing:\n    size = 1\n")
+    pieces = cells("    area = size * side\n", "x = 1\n", engine={0})
+    outcome = Runner("docs/b.md", pieces, before=[first]).run(1)
+    assert outcome.state == "not-run"
+    failed = Runner("docs/b.md", pieces, before=[first])
+    report = failed.run(0).report
+    assert report.startswith("docs/b.md:10: NameError"), report  # the chunk's own line

@@ -6,9 +6,10 @@ the language break the site's rendering), through the runner API that pytest-mar
 keeps private (pinned to one version in pyproject.toml; tests/test_notebook.py fails
 loudly if it moves):
 
-* Each chapter runs as one Notebook (tools/notebook.py): its fences share one namespace,
-  in order; each runs once per session, and running one fence alone (say from VS Code's
-  Testing panel) first runs the fences above it.
+* Each chapter runs as one Notebook (tools/notebook.py over tools/page/run.py, the runner
+  the page's Run buttons use too): its fences share one namespace, in order, with the
+  engine as it stands at the chapter's place; each runs once per session, and running one
+  fence alone (say from VS Code's Testing panel) first runs the fences above it.
 * The first fence that fails stops the chapter: the fences after it are skipped with a
   pointer to it. An output block that differs fails with a diff.
 * A chapter's fences share a namespace, so they stay in one process when pytest-xdist

@@ -170,6 +170,7 @@ class Kernel:
         self.namespace = types.ModuleType("fence").__dict__
         self.before = list(before)
         self.own: dict[int, Chunk] = {}  # this chapter's engine chunks that ran, by line
+        self.failed: Join | None = None  # the last join whose build failed
         self.fixed = engine is not None
         self.join = Join(self.before, self._engine_name(), file)
         for chunk in self.before:
@@ -187,8 +188,16 @@ class Kernel:
     def module(self) -> types.ModuleType:
         """The engine as it stands now."""
         if self.engine is None:
-            self.engine = self.join.module()
+            self.engine = self._build(self.join)
         return self.engine
+
+    def _build(self, join: Join) -> types.ModuleType:
+        """``join`` run as a module; on failure, the join that ``where`` maps lines with."""
+        try:
+            return join.module()
+        except BaseException:
+            self.failed = join  # code that spans chunks runs only while a join is built
+            raise
 
     def run(self, code: str, line: int, engine: bool, printed: io.TextIOBase) -> None:
         """Run one fence (its code starts on chapter line ``line``), its printing going to
@@ -207,16 +216,16 @@ class Kernel:
         again; on failure the engine stays as it was."""
         own = {**self.own, chunk.line: chunk}
         join = Join(self.before + [own[k] for k in sorted(own)], self._engine_name(), self.file)
-        module = join.module()
+        module = self._build(join)
         self.own, self.join, self.engine = own, join, module
         self.namespace.update(public(module))
 
     def where(self, error: BaseException) -> tuple[str, int] | None:
         """The innermost chapter line in ``error``'s traceback (any chapter), if any."""
-        found = None
+        found, join = None, self.failed or self.join
         for frame in traceback.extract_tb(error.__traceback__):
-            if frame.filename == self.join.name:
-                place = self.join.place(frame.lineno or 0)
+            if frame.filename == join.name:
+                place = join.place(frame.lineno or 0)
                 found = (place[0].chapter, place[1]) if place else found
             elif frame.filename.endswith(".md") and frame.lineno:
                 found = (frame.filename, frame.lineno)
