@@ -12,10 +12,13 @@ import pytest
 
 from tools import ROOT, relative
 from tools.learn.child import run_chapter
+from tools.learn.skeleton import skeleton
 from tools.notebook import Notebook, engine_before
 from tools.page.kernel import Chunk
 from tools.page.run import Cell
 from tools.page.run import Notebook as Runner
+from tools.site.weave import weave
+from tools.sync import sync
 from tools.tangle import tangle
 
 pytest_plugins = ["pytester"]
@@ -285,3 +288,32 @@ def test_a_failure_in_a_class_body_spread_over_chunks_is_told_at_its_chapter_lin
     failed = Runner("docs/b.md", pieces, before=[first])
     report = failed.run(0).report
     assert report.startswith("docs/b.md:10: NameError"), report  # the chunk's own line
+
+
+def test_tangle_sync_weave_and_skeleton_follow_a_class_built_over_three_chapters(book):
+    engine = book.parent / "micrograd.py"
+    text = tangle(book, root=book.parent)
+    markers = [line.strip() for line in text.splitlines() if line.strip().startswith("# --- ")]
+    assert markers == [
+        "# --- docs/01-start.md#start ---",
+        "# --- docs/02-grow.md#grow ---",
+        "# --- docs/03-more.md#more ---",
+    ]
+    woven = weave(book, root=book.parent)
+    names = [(d.name, woven.tangled.chunks[d.chunk].chapter) for d in woven.definitions]
+    assert names == [
+        ("Thing", "docs/01-start.md"),
+        ("Thing.__init__", "docs/01-start.md"),
+        ("Thing.double", "docs/02-grow.md"),
+        ("Thing.halve", "docs/02-grow.md"),
+        ("Thing.triple", "docs/03-more.md"),
+    ]
+    stubs = skeleton(book)
+    order = [stubs.index(f"def {name}(") for name in ("__init__", "double", "halve", "triple")]
+    assert order == sorted(order)  # the skeleton in book order
+    assert "docs/03-more.md" in stubs[order[3] :]  # triple's stub names its chapter
+    engine.write_text(text, encoding="utf-8")
+    engine.write_text(text.replace("Thing(3 * self.n)", "Thing(4 * self.n)"), encoding="utf-8")
+    sync(book, engine, root=book.parent)  # an edit made in micrograd.py goes to chapter 3
+    assert "Thing(4 * self.n)" in (book / "03-more.md").read_text(encoding="utf-8")
+    assert "Thing(3 * self.n)" not in (book / "03-more.md").read_text(encoding="utf-8")
