@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from tools import ROOT, relative
+from tools import DOCS, ROOT, relative
 from tools.learn.child import run_chapter
 from tools.learn.skeleton import skeleton
 from tools.notebook import Notebook, engine_before
@@ -317,3 +317,39 @@ def test_tangle_sync_weave_and_skeleton_follow_a_class_built_over_three_chapters
     sync(book, engine, root=book.parent)  # an edit made in micrograd.py goes to chapter 3
     assert "Thing(4 * self.n)" in (book / "03-more.md").read_text(encoding="utf-8")
     assert "Thing(3 * self.n)" not in (book / "03-more.md").read_text(encoding="utf-8")
+
+
+def methods(runner) -> list[str]:
+    value = runner.namespace["Value"]
+    return sorted(name for name, member in vars(value).items() if callable(member))
+
+
+def test_rerunning_each_engine_fence_of_chapter_2_edited_or_not_keeps_the_engine_whole():
+    chapter = DOCS / "02-the-value-atom.md"
+    runner = Notebook(chapter).runner
+    last = max(i for i, cell in enumerate(runner.cells) if not cell.blocked)
+    runner.run(last)
+    whole = methods(runner)
+    assert {"__add__", "__mul__", "backward", "tanh"} <= set(whole)
+    for index, cell in enumerate(runner.cells):
+        if not cell.engine:
+            continue
+        indent = cell.code[: len(cell.code) - len(cell.code.lstrip(" "))]  # a class body's
+        for code in (cell.code, f"{indent}# edited\n{cell.code}"):
+            assert runner.run(index, {index: code}).state == "ran", runner.outcomes[index].report
+            assert methods(runner) == whole, (cell.line, code[:40])
+            used = runner.run(last, {last: "Value(2.0) + 1\n"})
+            assert used.state == "ran", used.report
+        runner.run(index)  # the book's code back
+    first = next(i for i, cell in enumerate(runner.cells) if cell.engine)
+    planted = runner.cells[first].code.replace("self.grad = 0.0", "self.grad = 0.0 / 0", 1)
+    runner.run(first, {first: "# edited\n" + planted})
+    outcome = runner.run(last, {last: "Value(2.0)\n"})
+    line = (
+        runner.cells[first].line
+        + 1
+        + planted.splitlines().index(
+            next(text for text in planted.splitlines() if "0.0 / 0" in text)
+        )
+    )
+    assert outcome.report.startswith(f"docs/02-the-value-atom.md:{line}: ZeroDivisionError")
