@@ -21,7 +21,8 @@ from tools import ROOT, relative
 from tools.learn.diagnose import DIAGNOSE
 from tools.learn.places import chapters_named
 from tools.learn.table import ChapterResult, chapter_result
-from tools.notebook import Notebook, describe_error
+from tools.notebook import Notebook
+from tools.page.kernel import describe
 
 DEFAULT_TIMEOUT = 120.0  # seconds per chapter: many times what the slowest one needs
 
@@ -35,7 +36,7 @@ def _event_of_failure(error: BaseException, chapter: Path, engine: Path, fallbac
     event = {"line": in_chapter[-1] if in_chapter else fallback, "kind": type(error).__name__}
     if isinstance(error, SyntaxError) and error.filename in names and error.lineno:
         event["line"] = error.lineno
-    event["message"] = describe_error(error)
+    event["message"] = describe(error)
     if in_engine:
         event["engine_line"], event["function"] = in_engine[-1].lineno, in_engine[-1].name
     return event

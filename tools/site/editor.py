@@ -1,17 +1,9 @@
 """The code editor of the site's fences and of the learner's engine: CodeMirror 6, bundled.
 
-* CodeMirror 6 is ES modules that import each other by bare name, so it needs a bundle.
-  ``tools/site/editor/`` holds what makes it: ``package.json`` (CodeMirror, its Python
-  mode and the bundler, esbuild, each pinned to one version), ``package-lock.json`` (every
-  package with its sha512 integrity, which ``npm ci`` checks) and ``entry.js`` (the
-  editor the pages use, ``window.CodeEditor``). Mind the trap: npm's ``latest``
-  ``codemirror`` is CodeMirror 5 code under a 6.x number; the pin is 6.0.2.
-* The first build runs ``npm ci`` and esbuild in a scratch folder and keeps the one
-  script they make in the cache outside the repository (``~/.cache/literate-micrograd``,
-  or ``$MICROGRAD_CACHE``) under the hash of those three files, so later builds copy it
-  (no npm then). It is served from the site (``assets/editor/``), on pages with fences.
-* Without npm (or offline, with an empty cache) the site builds without Run buttons and
-  says so in one line, as for the Python runtime (tools/site/runtime.py).
+``tools/site/editor/`` pins what makes the bundle (npm's ``latest`` ``codemirror`` is
+CodeMirror 5 under a 6.x number: the pin is 6.0.2); the first build runs ``npm ci`` and
+esbuild and keeps the script in the cache, later builds copy it. Without npm the site
+builds without Run buttons, as for the Python runtime (tools/site/runtime.py).
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """The page's runtimes from npm: Pyodide for the Run buttons, Graphviz for live figures.
 
-* Python in the page is Pyodide (CPython compiled to WebAssembly); graphs the reader's code
-  makes are laid out by Graphviz compiled to WebAssembly (``@viz-js/viz``). Each is an npm
-  package pinned below by version and sha512 integrity. ``npm pack`` fetches its tarball
-  once into a cache outside the repository (``~/.cache/literate-micrograd``, or
-  ``$MICROGRAD_CACHE``); every build checks each tarball against its pin and copies the
-  files the page needs into the site (``assets/pyodide/``, ``assets/viz/``), with the
-  Python the page runs: the folder tools/page/ whole, as one zip, and the book's engine
-  chunks, from which the page builds the engine as of each chapter. The page asks nothing
-  of any other host, and loads Graphviz only the first time it draws
-  (docs/assets/notebook/worker.js).
-* Without npm (or offline, with an empty cache) the site builds without Run buttons, and
-  the build says in one line how to enable them (tools/site/hooks.py).
+Each is an npm package pinned by version and sha512, fetched once into a cache outside
+the repository and checked on every build, then copied into the site with the Python the
+page runs (tools/page/, as one zip) and the book's engine chunks. Without npm the site
+builds without Run buttons, and says how to enable them (tools/site/hooks.py).
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """The engine, woven: micrograd.py shown whole, each chunk linked to the book, and who uses what.
 
-Plain functions over tools/tangle.py and tools/chapter.py, called by the site's hooks
-(tools/site/hooks.py) while the site is built:
-
-* ``weave(docs)`` tangles the chapters and finds, in the engine, every public name and
-  every method of its public classes, and the other chapters that use each. A use is
-  found by name in a chapter's python fences: ``Value`` or ``from micrograd import
-  Value``; ``.backward`` (not on an imported module, so ``math.exp`` is not ``Value.exp``);
-  ``Value(...)`` for ``__init__``; ``model(...)`` after ``model = MLP(...)`` for
-  ``__call__``; ``+``, ``-``, ``*``, ``/``, ``**`` and unary ``-`` for the operator
-  methods, in chapters that use the class.
-* ``engine_page(woven)`` is the Markdown of the page that shows micrograd.py in order, each
-  chunk under a link to its chapter section, followed by an index of the names.
-* ``add_used_in(html, woven, chapter, href)`` puts a line under each engine fence of a
-  rendered chapter: the names it defines and the later chapters that use them.
+Plain functions over tools/tangle.py and tools/chapter.py, called by the site's hooks:
+``weave`` finds the engine's names and the chapters that use each, ``engine_page`` is the
+page that shows the engine, ``add_used_in`` the line under each engine fence of a chapter.
 """
 
 from __future__ import annotations
@@ -119,7 +108,9 @@ def defined_names(tangled: Tangled) -> list[tuple[str, int]]:
 
 
 def chapter_uses(chapter: Path) -> Uses:
-    """Everything the python fences of ``chapter`` use; fences that do not parse are skipped."""
+    """Everything the python fences of ``chapter`` use, by name: ``Value`` or ``from
+    micrograd import Value``; ``.backward`` (not on an imported module: ``math.exp`` is not
+    ``Value.exp``); calls and operators. Fences that do not parse are skipped."""
     every = [cell.fence.names for cell in Chapter.read(chapter).cells]
     every = [names for names in every if names.parses]
     modules = set().union(*(names.modules for names in every))
