@@ -409,6 +409,17 @@ def chapters(docs: Path) -> list[Path]:
     return sorted(docs.glob("*.md"), key=reading_order)
 
 
+def chapter_number(chapter: Path) -> int | None:
+    """A chapter's number, from its file name (02-the-value-atom.md: 2), if it has one."""
+    prefix = chapter.name.split("-")[0]
+    return int(prefix) if prefix.isdigit() else None
+
+
+def fence_ticks(text: str) -> str:
+    """The backticks of a fence that can hold ``text``: longer than any run of them in it."""
+    return "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
+
+
 def reading_order(chapter: Path) -> tuple[bool, str]:
     """A chapter's place in the book, as a sort key: index.md first, then by file name."""
     return chapter.name != "index.md", chapter.name

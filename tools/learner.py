@@ -23,6 +23,7 @@ from pathlib import Path
 if __name__ == "__main__":  # run by its path (chapter 15 does, from a learner's folder)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tools import ENGINE
 from tools.learn.child import DEFAULT_TIMEOUT, check
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import DEFAULT_PATH, SkeletonExistsError, write_skeleton
@@ -31,7 +32,7 @@ from tools.learn.table import progress_table
 
 def _engine_file(path: Path) -> Path:
     """A folder stands for the micrograd.py inside it."""
-    return path / "micrograd.py" if path.is_dir() else path
+    return path / ENGINE if path.is_dir() else path
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tools import ENGINE, ROOT, relative
-from tools.chapter import OUTPUT, Chapter, Fence, reading_order
+from tools.chapter import OUTPUT, Chapter, Fence, fence_ticks, reading_order
 from tools.page import run
 from tools.page.kernel import Chunk, describe, installed
 from tools.page.run import OutputMismatchError
@@ -243,9 +243,8 @@ def updated_outputs(path: Path, printed: dict[int, str]) -> str:
         if index not in printed:
             continue
         text = printed[index]
-        ticks = "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
-        shown = text if text.endswith("\n") else text + "\n"
-        block = [f"{ticks}{OUTPUT}\n", shown, f"{ticks}\n"]
+        ticks = fence_ticks(text)
+        block = [f"{ticks}{OUTPUT}\n", run.shown(text), f"{ticks}\n"]
         if cell.output is not None:  # replace from its opening to its closing backticks
             start = cell.output.line - 2  # its opening backticks, 0-based
             stop = cell.output.line + cell.output.code.count("\n") - 1  # its closing ones

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 from tools import ROOT
-from tools.site.runtime import cache_dir
+from tools.site.runtime import cache_dir, npm, run_tool
 
 SOURCE = ROOT / "tools" / "site" / "editor"  # package.json, package-lock.json, entry.js
 SOURCES = ("package.json", "package-lock.json", "entry.js")
@@ -41,30 +40,18 @@ def bundle_key(source: Path = SOURCE) -> str:
     return digest.hexdigest()[:16]
 
 
-def _run(command: list[str], folder: Path, what: str) -> None:
-    try:
-        done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=600)
-    except subprocess.TimeoutExpired:
-        raise EditorUnavailableError(f"`{what}` took over 10 minutes") from None
-    if done.returncode != 0:
-        said = ((done.stderr or done.stdout).strip().splitlines() or ["no message"])[-1]
-        raise EditorUnavailableError(f"`{what}` failed ({said})")
-
-
 def build_bundle(target: Path, source: Path = SOURCE) -> None:
     """``npm ci`` (integrity checked against the lockfile), then esbuild, into ``target``."""
-    npm = shutil.which("npm")
-    if npm is None:
-        raise EditorUnavailableError("npm is not installed")
+    command = [npm(EditorUnavailableError), "ci", "--no-audit", "--no-fund", "--silent"]
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
         folder = Path(scratch)
         for name in SOURCES:
             shutil.copyfile(source / name, folder / name)
-        _run([npm, "ci", "--no-audit", "--no-fund", "--silent"], folder, "npm ci")
+        run_tool(command, folder, "npm ci", EditorUnavailableError)
         esbuild = folder / "node_modules" / ".bin" / "esbuild"
         command = [str(esbuild), "entry.js", "--bundle", "--minify", "--format=iife"]
-        _run([*command, f"--outfile={SCRIPT}"], folder, "esbuild")
+        run_tool([*command, f"--outfile={SCRIPT}"], folder, "esbuild", EditorUnavailableError)
         (folder / SCRIPT).replace(target)
 
 

@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from tools import DOCS, ROOT, relative
+from tools import DOCS, ENGINE, ROOT, relative
 from tools.chapter import Chapter, chapters
 from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
 from tools.learn.diagnose import diagnosis
@@ -29,7 +29,6 @@ PAGE = "15-rebuild-it-yourself.md"
 PLACEHOLDER = "On the book's site, this paragraph is an editor"
 BUNDLE = "assets/learner/book.zip"  # in the built site
 TIME_LIMIT = round(DEFAULT_TIMEOUT)  # seconds a chapter may run in the page, as in a terminal
-ENGINE_NAME = "micrograd.py"  # the learner's file, as the table names it (and the download)
 BOOK_TOOLS = (
     "tools/__init__.py",
     "tools/chapter.py",
@@ -82,7 +81,7 @@ def page_data(docs: Path, href) -> dict:
         "skeleton": skeleton(docs),
         "chapters": [{"name": c.name, "title": Chapter.read(c).title} for c in checked],
         "places": places,
-        "engine": ENGINE_NAME,
+        "engine": ENGINE,
     }
 
 
@@ -133,7 +132,7 @@ def _engine_file(engine: str, folder: str) -> Path:
     if Path.cwd() != folder:
         sys.path.insert(0, os.getcwd())  # the page's own Python files stay importable
         os.chdir(folder)
-    path = Path(ENGINE_NAME)
+    path = Path(ENGINE)
     path.write_text(engine, encoding="utf-8")
     return path
 
@@ -166,4 +165,4 @@ def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING)
             return diagnosis(chapter, path, index)
 
         results = diagnosed(results, path, DEFAULT_TIMEOUT, find=find)
-    return progress_table(results, ENGINE_NAME)
+    return progress_table(results, ENGINE)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools import ENGINE, ROOT
-from tools.chapter import Chapter, chapters, slugify
+from tools.chapter import Chapter, chapter_number, chapters, fence_ticks, slugify
 from tools.tangle import Tangled, defined, tangle_book
 
 PAGE = "engine.md"  # the woven engine's page, generated in the docs folder
@@ -96,9 +96,8 @@ class Woven:
     def label(self, chapter: Path) -> str:
         """Short: "5" for 05-neuron-layer-mlp.md, "home" for index.md, "appendix" for
         appendix-making-it-fast.md (links carry the full title)."""
-        number = re.match(r"(\d+)-", chapter.name)
-        if number:
-            return str(int(number[1]))
+        if chapter_number(chapter) is not None:
+            return str(chapter_number(chapter))
         return "home" if chapter.name == "index.md" else chapter.stem.split("-")[0]
 
 
@@ -148,12 +147,6 @@ def weave(docs: Path, root: Path = ROOT) -> Woven:
     return Woven(tangled, docs, pages, titles, definitions)
 
 
-def _fence(code: str) -> str:
-    """A backtick fence longer than any run of backticks in ``code``."""
-    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
-    return "`" * max(3, longest + 1)
-
-
 def _names(woven: Woven, chunk: int) -> list[str]:
     return [d.name for d in woven.defined_in(chunk)]
 
@@ -188,9 +181,9 @@ def engine_page(woven: Woven) -> str:
             "",
             f"`{ENGINE}` lines {first}-{last}; defines {names}.",
             "",
-            f"{_fence(chunk.code)}python",
+            f"{fence_ticks(chunk.code)}python",
             chunk.code.rstrip("\n"),
-            _fence(chunk.code),
+            fence_ticks(chunk.code),
             "",
             _used_after_markdown(woven, index),
         ]
