@@ -145,13 +145,8 @@ class Notebook:
             for later in range(target + 1, self.next):
                 if self.outcomes.get(later, Outcome("")).state in ("ran", "failed", "differs"):
                     self.outcomes[later].state = "stale"
-                    tell(
-                        {
-                            "kind": "stale",
-                            "index": later,
-                            "status": "stale: a fence above ran again since",
-                        }
-                    )
+                    status = "stale: a fence above ran again since"
+                    tell({"kind": "stale", "index": later, "status": status})
         else:
             queue = list(range(self.next, target + 1))
         runnable = []
@@ -168,13 +163,8 @@ class Notebook:
                 where = self.failed_at(index)
                 for later in runnable[k + 1 :]:
                     self.outcomes[later] = Outcome("not-run")
-                    tell(
-                        {
-                            "kind": "not-run",
-                            "index": later,
-                            "status": f"not run: {where} failed first",
-                        }
-                    )
+                    status = f"not run: {where} failed first"
+                    tell({"kind": "not-run", "index": later, "status": status})
                 break
         else:
             self.next = max(self.next, target + 1)
@@ -201,15 +191,8 @@ class Notebook:
             self.first_failure = index
         self.outcomes[index] = outcome
         same = cell.output is not None and shown(outcome.printed) == cell.output
-        tell(
-            {
-                "kind": "done",
-                "index": index,
-                "state": outcome.state,
-                "report": outcome.report,
-                "same": same,
-            }
-        )
+        state, report = outcome.state, outcome.report
+        tell({"kind": "done", "index": index, "state": state, "report": report, "same": same})
         if outcome.state != "failed":
             self._after(index, outcome, tell)
         return outcome
