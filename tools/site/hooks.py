@@ -168,17 +168,14 @@ def _with_figure_data(page, figures: list[str]) -> str:
     except Exception as error:
         log.warning("%s: no controls under its figures: %s", page.file.src_path, error)
         return page.content
-    html, missing = page.content, []
+    html = page.content
     controls = {(name, "steps"): steps.page_data(name, t) for name, t in recordings.items()}
     controls |= {(name, "nudges"): nudge for name, nudge in nudges.items()}
     for (name, kind), data in controls.items():
         placed = with_data(html, name, kind, data)
         if placed is None:
-            missing.append(name)
-        else:
-            html = placed
-    for name in missing:
-        log.warning("%s: figure %s is not in the page: no control", page.file.src_path, name)
+            log.warning("%s: figure %s is not in the page: no control", page.file.src_path, name)
+        html = placed or html
     return html
 
 
