@@ -1,26 +1,9 @@
 """THE model of a chapter: one parse of a docs/*.md file, read by every tool.
 
 A chapter is CommonMark (as VS Code's preview and GitHub read it) parsed once with
-markdown-it-py. From that one parse come:
-
-* its fences (``Fence``): every fenced code block, with its info string, its code, its
-  lines, and whether it sits in a folded ``<details>`` block;
-* its headings (``Heading``), each with the anchor the site gives it: Python-Markdown's
-  own ``toc`` slugify and uniqueness rules, so the two cannot differ;
-* its cells (``Cell``): the python fences in order, each with the ```output block right
-  below it (if any), the section it sits in, and its name in that section
-  (``five-fields[2]``, ``five-fields[engine-1]``), which is its test id;
-* its engine fences, the ones titled ``micrograd.py`` (``is_engine``);
-* its generated blocks (``Generated``): text a tool writes between two HTML comments,
-  such as the table of a figure's steps under it, checked like an output block;
-* its prose blocks, for the prose check (generated blocks are not prose);
-* its balance: lines of code and of prose a reader meets outside folded blocks;
-* and, per fence, the names it binds and uses (``Names``), from one walk of its syntax tree,
-  and the same for each of its top-level statements in order (``Fence.steps``).
-
-Tangle, sync, the notebook runner, learner mode, the figures, the site's hooks and the
-tests all read chapters through this module, and nothing else parses Markdown. It imports
-neither pytest nor mkdocs.
+markdown-it-py; its fences, headings (with the site's anchors), cells, generated blocks,
+prose and balance, and each fence's names, all come from that parse. Nothing else parses
+Markdown; this module imports neither pytest nor mkdocs.
 """
 
 from __future__ import annotations
@@ -357,10 +340,6 @@ class Chapter:
     def engine_fences(self) -> list[Fence]:
         return [fence for fence in self.fences if fence.is_engine]
 
-    def cell_named(self, name: str) -> int | None:
-        """The index of the cell called ``name`` (see Cell.name), if there is one."""
-        return next((i for i, cell in enumerate(self.cells) if cell.name == name), None)
-
     def misplaced_outputs(self) -> list[int]:
         """Lines of the opening backticks of ```output fences not right below a python fence."""
         paired = {cell.output.line for cell in self.cells if cell.output}
@@ -427,4 +406,20 @@ class Chapter:
 
 def chapters(docs: Path) -> list[Path]:
     """Chapter files in reading order: index.md first, then by file name."""
-    return sorted(docs.glob("*.md"), key=lambda p: (p.name != "index.md", p.name))
+    return sorted(docs.glob("*.md"), key=reading_order)
+
+
+def chapter_number(chapter: Path) -> int | None:
+    """A chapter's number, from its file name (02-the-value-atom.md: 2), if it has one."""
+    prefix = chapter.name.split("-")[0]
+    return int(prefix) if prefix.isdigit() else None
+
+
+def fence_ticks(text: str) -> str:
+    """The backticks of a fence that can hold ``text``: longer than any run of them in it."""
+    return "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
+
+
+def reading_order(chapter: Path) -> tuple[bool, str]:
+    """A chapter's place in the book, as a sort key: index.md first, then by file name."""
+    return chapter.name != "index.md", chapter.name

@@ -1,25 +1,14 @@
 """The pytest plugin for the chapters: thin, over tools/notebook.py (registered by conftest.py).
 
-pytest-markdown-docs collects every python fence of docs/*.md as a test. This plugin
-gives those tests notebook semantics without any keyword in the Markdown (keywords after
-the language break the site's rendering), through the runner API that pytest-markdown-docs
-keeps private (pinned to one version in pyproject.toml; tests/test_notebook.py fails
-loudly if it moves):
-
-* Each chapter runs as one Notebook (tools/notebook.py over tools/page/run.py, the runner
-  the page's Run buttons use too): its fences share one namespace, in order, with the
-  engine as it stands at the chapter's place; each runs once per session, and running one
-  fence alone (say from VS Code's Testing panel) first runs the fences above it.
-* The first fence that fails stops the chapter: the fences after it are skipped with a
-  pointer to it. An output block that differs fails with a diff.
-* A chapter's fences share a namespace, so they stay in one process when pytest-xdist
-  spreads the suite over several (tools/dev.py test does it by file: --dist loadfile).
-* Test ids name each fence by its section's anchor and its place there
-  (``docs/02-the-value-atom.md::five-fields[engine-1]``, tools/chapter.py's ``Cell.name``),
-  so an edit elsewhere in the chapter leaves them alone.
-* ``--update-outputs`` rewrites the output blocks with what the fences print now;
-  ``--engine=PATH`` (or MICROGRAD_ENGINE=PATH) runs the chapters against a learner's
-  micrograd.py instead of the book's engine fences (tools/learner.py).
+pytest-markdown-docs collects every python fence of docs/*.md as a test; this plugin runs
+each chapter as one Notebook (tools/notebook.py over tools/page/run.py, the runner the
+page's Run buttons use too), with no keyword in the Markdown, through the runner API that
+pytest-markdown-docs keeps private (pinned in pyproject.toml; tests/test_notebook.py fails
+loudly if it moves). The first fence that fails stops the chapter; the fences after it are
+skipped with a pointer to it. A chapter's fences stay in one process under pytest-xdist
+(--dist loadfile). Test ids are ``Cell.name``s, so an edit elsewhere in a chapter leaves
+them alone. ``--update-outputs`` rewrites output blocks; ``--engine=PATH`` runs the
+chapters against a learner's micrograd.py (tools/learner.py).
 """
 
 from __future__ import annotations

@@ -189,23 +189,18 @@ def port_is_free(host: str, port: int) -> bool:
     return True
 
 
-# Rebuild only what a save changed: a chapter then shows in about 2 s instead of about 8 s.
-# Most of a full build goes to the print-site plugin's whole-book page, then to rendering every
-# page and the search index; what is left is the engine hooks, which still re-tangle, and the
-# woven engine page, which, generated, is rebuilt every time. What a dirty build leaves behind:
-# the print page holds only the pages rebuilt since serve started, search finds the engine
-# page once more after each save (Material's search merges a dirty build's entries by the
-# first page rebuilt), and the other pages keep their navigation and used-in lines until they
-# are rebuilt themselves. mkdocs warns of that once (its log drops repeats), an error under
-# --strict: --strict, and dev.py's own --full, rebuild the whole site, as mkdocs does by default.
+# Rebuild only what a save changed: a chapter then shows in about 2 s instead of about 8 s
+# (most of a full build is the whole-book print page). What it leaves behind: the print page
+# holds only the pages rebuilt since serve started, search finds the engine page once more
+# after each save, and other pages keep their navigation and used-in lines until rebuilt.
+# mkdocs warns of that, an error under --strict: --strict and dev.py's --full rebuild all.
 QUICK = "--dirty"
 FULL = "--full"  # dev.py's, not mkdocs's: taken off the command line
 
-# `mkdocs serve`, stopped by its first interrupt and deaf to any after it. Ctrl-C in a terminal
-# reaches both mkdocs and dev.py, which passes it on (see _stop); plain mkdocs takes the second
-# one in the middle of shutting down, and then says "Aborted!" and leaves its temporary copy of
-# the site behind (here, one stop in ten for the book, nearly every stop for a tiny site). An
-# inherited SIG_IGN (a serve started in the background) is left as it is.
+# `mkdocs serve`, stopped by its first interrupt and deaf to any after it: Ctrl-C reaches both
+# mkdocs and dev.py, which passes it on (_stop), and plain mkdocs, interrupted again while
+# shutting down, says "Aborted!" and leaves its temporary site behind. An inherited SIG_IGN
+# (a serve started in the background) is left as it is.
 MKDOCS_SERVE = """\
 import signal, sys
 from mkdocs.__main__ import cli
@@ -260,11 +255,10 @@ def run_until_stopped(command: list, grace: float = 5.0, **options) -> int:
 
 
 def _stop(child: subprocess.Popen, grace: float, interrupted: bool) -> None:
-    # Interrupt the child as Ctrl-C does: mkdocs then shuts its server down cleanly. Ctrl-C in
-    # a terminal has interrupted it already (the whole process group gets it), but a SIGINT
-    # sent to dev.py alone has not, and the two look alike from here: send it either way
-    # (MKDOCS_SERVE makes a second one harmless). On Windows, the console's Ctrl-C reaches
-    # every process attached to it, and SIGTERM there is TerminateProcess.
+    # Interrupt the child as Ctrl-C does, so mkdocs shuts down cleanly: a SIGINT sent to
+    # dev.py alone has not reached it, and looks here like Ctrl-C, which has (MKDOCS_SERVE
+    # makes a second one harmless). On Windows, Ctrl-C reaches every process of the console,
+    # and SIGTERM is TerminateProcess.
     if os.name != "nt":
         child.send_signal(signal.SIGINT)
     elif not interrupted:

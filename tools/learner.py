@@ -1,24 +1,17 @@
 """Learner mode: write the engine yourself, and let the book's checks tell you what is next.
 
     python3 tools/learner.py skeleton [PATH] [--force]
-        Write a learner's micrograd.py (default: my-engine/micrograd.py): the book's imports,
-        constants, classes and signatures with their docstrings, each function's body
-        replaced by a NotImplementedError that names the chapter section that builds it.
-        An existing file is never overwritten unless --force is given.
+        Write a learner's micrograd.py (default: my-engine/micrograd.py), every function
+        body a NotImplementedError naming the section that builds it; never overwritten
+        unless --force is given.
 
     python3 tools/learner.py learn PATH [--chapter N ...] [--timeout SECONDS]
-        Run every chapter's experiment fences against the micrograd.py at PATH instead of the
-        book's engine fences, and print a progress table: checks passing per chapter, and
-        the first failing check of each chapter with its line, section and message. Only
-        checks that exercise the engine count (``engine_checks``): an untouched skeleton
-        scores 0, and the book's own engine passes every counted check.
+        Run every chapter's checks against the micrograd.py at PATH, each chapter in a
+        process of its own, and print a progress table. Only checks that exercise the
+        engine count (``engine_checks``).
 
-`python3 tools/dev.py skeleton|learn ...` runs the same inside the project's .venv. Each
-chapter runs in a process of its own (cwd: the book's folder), so an endless loop in the
-learner's code costs one chapter its timeout, and the book's engine and chapters are only
-read. Within a chapter the checks run in order and the first failure stops it, as in
-`python3 tools/dev.py test`: later checks would run against half-built state. The work is
-done in tools/learn/, a module a job; this file is the command line.
+`python3 tools/dev.py skeleton|learn ...` runs the same inside the project's .venv. The
+work is done in tools/learn/; this file is the command line.
 """
 
 from __future__ import annotations
@@ -30,6 +23,7 @@ from pathlib import Path
 if __name__ == "__main__":  # run by its path (chapter 15 does, from a learner's folder)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tools import ENGINE
 from tools.learn.child import DEFAULT_TIMEOUT, check
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import DEFAULT_PATH, SkeletonExistsError, write_skeleton
@@ -38,7 +32,7 @@ from tools.learn.table import progress_table
 
 def _engine_file(path: Path) -> Path:
     """A folder stands for the micrograd.py inside it."""
-    return path / "micrograd.py" if path.is_dir() else path
+    return path / ENGINE if path.is_dir() else path
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,19 +1,9 @@
 """A chapter file run as a notebook: tools/page/run.py's Notebook, fed from a docs/*.md file.
 
-How a chapter runs is decided in tools/page/run.py, the same code the page's Run buttons
-run in the browser; this file reads the chapter (tools/chapter.py), finds the engine as it
-stands before it (the engine chunks of the chapters before it, in book order), says which
-fences cannot run here, and keeps the interface the pytest plugin
-(tools/chapters_plugin.py), learner mode and the figures drive. It imports no pytest.
-
-* The first fence that fails stops a run of the chapter (``failure``, ``error``): the
-  caller skips the fences after it rather than run them against half-built state.
-* A fence that imports an optional module which is not installed (PyTorch, for the
-  folded "The same in PyTorch" comparisons), or a fence that uses what only such a fence
-  defines, is not run: ``skipped`` says why, and the chapter goes on.
-* Learner mode: with ``engine=PATH`` the chapter runs against the micrograd.py at PATH
-  instead of the book's engine chunks (tools/learner.py).
-* ``updated_outputs`` rewrites the output blocks with what the fences print now.
+This file reads the chapter, finds the engine as it stands before it, says which fences
+cannot run here (an OPTIONAL module not installed), and keeps the interface the pytest
+plugin, learner mode (``engine=PATH``) and the figures drive; the first failure stops a
+chapter. It imports no pytest.
 """
 
 from __future__ import annotations
@@ -26,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tools import ENGINE, ROOT, relative
-from tools.chapter import OUTPUT, Chapter, Fence
+from tools.chapter import OUTPUT, Chapter, Fence, fence_ticks, reading_order
 from tools.page import run
 from tools.page.kernel import Chunk, describe, installed
 from tools.page.run import OutputMismatchError
@@ -40,13 +30,6 @@ OPTIONAL = {
     "(MICROGRAD_EXTRAS=torch python3 tools/dev.py test installs it)",
 }
 LEARNER_REMEDY = "Your engine and the book's disagree here: the lines with - are the book's."
-
-describe_error = describe
-
-
-def needs_optional(module: str) -> bool:
-    """Is ``module`` (a name a fence imports) one of the OPTIONAL modules, or inside one?"""
-    return module.split(".")[0] in OPTIONAL
 
 
 class EngineImportError(ImportError):
@@ -110,7 +93,7 @@ def optional_needs(everything: bool = True):
     def needs(fence: Fence) -> tuple[str, str] | None:
         for module in fence.names.imports:
             top = module.split(".")[0]
-            if not needs_optional(top):
+            if top not in OPTIONAL:
                 continue
             if not everything:
                 return f"imports `{top}`", "and this run does without the optional modules"
@@ -127,8 +110,7 @@ def engine_before(path: Path, book: Path | None = None) -> list[Chunk]:
     the home page, which shows the finished engine, all of them."""
     chunks = engine_chunks(book or path.parent)
     if path.name != "index.md":
-        key = (True, path.name)  # chapters' reading order: index.md first, then by name
-        chunks = [c for c in chunks if (c.fence.path.name != "index.md", c.fence.path.name) < key]
+        chunks = [c for c in chunks if reading_order(c.fence.path) < reading_order(path)]
     return [Chunk(c.chapter, c.fence.line, c.fence.code) for c in chunks]
 
 
@@ -261,9 +243,8 @@ def updated_outputs(path: Path, printed: dict[int, str]) -> str:
         if index not in printed:
             continue
         text = printed[index]
-        ticks = "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
-        shown = text if text.endswith("\n") else text + "\n"
-        block = [f"{ticks}{OUTPUT}\n", shown, f"{ticks}\n"]
+        ticks = fence_ticks(text)
+        block = [f"{ticks}{OUTPUT}\n", run.shown(text), f"{ticks}\n"]
         if cell.output is not None:  # replace from its opening to its closing backticks
             start = cell.output.line - 2  # its opening backticks, 0-based
             stop = cell.output.line + cell.output.code.count("\n") - 1  # its closing ones

@@ -24,7 +24,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from tools import ROOT
+from tools import ROOT, relative
 
 SITE = ROOT / "site"
 PDF = "the-literate-micrograd.pdf"  # in the site folder, so the archive and Pages carry it
@@ -114,10 +114,6 @@ def archive(site: Path = SITE, out: Path = ARCHIVE) -> Path:
     return out
 
 
-def _shown(path: Path) -> str:
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-
-
 OPTIONS = {"build": ("--archive",), "pdf": ()}  # each command's options
 
 
@@ -142,12 +138,12 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         if command == "build" and not options:
-            print(f"publish: wrote {_shown(build())}/ (open {_shown(SITE / 'index.html')})")
+            print(f"publish: wrote {relative(build())}/ (open {relative(SITE / 'index.html')})")
             return 0
         out = pdf()
-        print(f"publish: wrote {_shown(out)} ({pages(out)} pages, with an outline)")
+        print(f"publish: wrote {relative(out)} ({pages(out)} pages, with an outline)")
         if command == "build":
-            print(f"publish: wrote {_shown(archive())} (the site and the PDF, to read offline)")
+            print(f"publish: wrote {relative(archive())} (the site and the PDF, to read offline)")
     except PublishError as error:
         print(f"publish: {error}", file=sys.stderr)
         return 1

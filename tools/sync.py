@@ -4,10 +4,8 @@
                                   only micrograd.py changed: write each edited line back
                                   into the fence it came from; both changed: refuse, showing both
 
-The header of micrograd.py records a hash of what the tangler wrote (tools/tangle.py), so
-sync can tell which side changed. It refuses, writing nothing, whenever it cannot place an
-edit (a marker, the header, lines between two chunks) or the result would not tangle back
-to the same file.
+It refuses, writing nothing, whenever it cannot place an edit or the result would not
+tangle back to the same file.
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """Tangle the engine out of the chapters: docs/*.md -> micrograd.py.
 
-An engine chunk is a fence whose info string is ``python title="micrograd.py"``.
-Chunks are taken in reading order (chapter file name, then position in the chapter) and
-written one after another under a header that says the file is generated. A marker above
-each chunk names its chapter and the section it sits in, by the heading's anchor on the
-site: ``# --- docs/02-the-value-atom.md#five-fields ---``, with ``, engine fence 2`` added
-where a section holds several chunks. Editing prose never changes micrograd.py.
-
     python3 tools/tangle.py           write micrograd.py (refuses to overwrite edits made in it)
     python3 tools/tangle.py --check   exit 1 with a diff if micrograd.py is not the tangle
     python3 tools/tangle.py --force   overwrite micrograd.py even if it was edited
 
-The header records a hash of the generated text, so a later run can tell which side
-changed since the last tangle (tools/sync.py writes edits made in micrograd.py back), and
-never destroys an edit silently. Chapters are read through tools/chapter.py. Without
-markdown-it-py this script runs itself through ``tools/dev.py tangle``, in .venv.
+The engine chunks (fences titled ``micrograd.py``) go in reading order under a header that
+says the file is generated and records a hash of it, so a later run can tell which side
+changed (tools/sync.py); a marker above each chunk names its chapter and section.
 """
 
 from __future__ import annotations

@@ -4,8 +4,7 @@
                                             and rewrite the step tables under stepped figures
     python3 tools/dev.py figures --check    exit 1 and name the stale figures and tables
 
-The figures themselves are tools/page/graphs.py's and plots.py's; the step tables,
-step_tables.py's.
+The figures are tools/page/graphs.py's and plots.py's; the step tables, step_tables.py's.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Each figure drawn from its chapter: the files in docs/figures/, recordings and nudges.
-
-A figure is drawn from its chapter's namespace where the chapter shows it (the notebook the
-tests run), so it cannot drift from what the chapter computes: tests/test_figures.py redraws
-every file. Graphviz is the graphviz-pure binary of this Python (no system Graphviz).
+"""Each figure drawn from its chapter's namespace where the chapter shows it, so it cannot
+drift from what the chapter computes: the files in docs/figures/, recordings and nudges.
 """
 
 from __future__ import annotations

@@ -17,25 +17,22 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tools import ROOT, relative
+from tools import ROOT
 from tools.learn.diagnose import DIAGNOSE
 from tools.learn.places import chapters_named
 from tools.learn.table import ChapterResult, chapter_result
-from tools.notebook import Notebook, describe_error
+from tools.notebook import Notebook
+from tools.page.kernel import describe
 
 DEFAULT_TIMEOUT = 120.0  # seconds per chapter: many times what the slowest one needs
 
 
-def _event_of_failure(error: BaseException, chapter: Path, engine: Path, fallback: int) -> dict:
+def _event_of_failure(error: BaseException, book: Notebook, engine: Path, fallback: int) -> dict:
     """What the child reports about a failing check: where in the chapter, where in the engine."""
-    frames = traceback.extract_tb(error.__traceback__)
-    names = (str(chapter), relative(chapter, ROOT))  # as the chapter's code is compiled
-    in_chapter = [f.lineno for f in frames if f.filename in names]
-    in_engine = [f for f in frames if f.filename == str(engine)]
-    event = {"line": in_chapter[-1] if in_chapter else fallback, "kind": type(error).__name__}
-    if isinstance(error, SyntaxError) and error.filename in names and error.lineno:
-        event["line"] = error.lineno
-    event["message"] = describe_error(error)
+    place = book.runner.kernel.where(error)
+    in_engine = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(engine)]
+    line = place[1] if place else fallback
+    event = {"line": line, "kind": type(error).__name__, "message": describe(error)}
     if in_engine:
         event["engine_line"], event["function"] = in_engine[-1].lineno, in_engine[-1].name
     return event
@@ -61,7 +58,7 @@ def run_chapter(
             raise
         except BaseException as error:
             fence_line = book.cells[index].line - 1
-            tell(failed=index, **_event_of_failure(error, chapter, engine, fence_line))
+            tell(failed=index, **_event_of_failure(error, book, engine, fence_line))
             if every:
                 continue
             return

@@ -40,12 +40,9 @@ def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
     chapter's own ``Value`` class). A check counts if one of its statements runs the
     engine; one that does not parse counts too (it fails whatever the engine).
 
-    It cannot flatter: a counted check calls into the engine, so against the skeleton,
-    where every function raises, it fails (tests/test_learner.py runs the skeleton
-    through every check, none stopping at a failure, and checks that every counted
-    check fails and every other one passes: the rule and the experiment agree on every
-    check of the book). It does not under-count: the book's own engine passes every
-    check, counted or not.
+    It cannot flatter: against the skeleton, where every function raises, every counted
+    check fails and every other one passes (tests/test_learner.py runs them all). It does
+    not under-count: the book's own engine passes every check, counted or not.
     """
     cells = Chapter.read(chapter).cells
     refers = set(engine) if any(cell.fence.is_engine for cell in cells) else set()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools import DOCS, ROOT, relative
-from tools.chapter import Chapter, chapters
+from tools.chapter import Chapter, chapter_number, chapters
 from tools.tangle import defined, tangle_book
 
 # CPython 3.11's ast.parse can fail in two threads at once ("AST constructor recursion
@@ -87,11 +87,6 @@ def mistake_sections(name: str, docs: Path = DOCS) -> list[str]:
     return found
 
 
-def _number(chapter: Path) -> int | None:
-    prefix = chapter.name.split("-")[0]
-    return int(prefix) if prefix.isdigit() else None
-
-
 def chapters_named(names: list[str], docs: Path = DOCS) -> list[Path]:
     """Chapters by number ("2" or "02") or by the start of the file name ("appendix"), in
     reading order; all chapters with checks if ``names`` is empty."""
@@ -103,7 +98,7 @@ def chapters_named(names: list[str], docs: Path = DOCS) -> list[Path]:
         matches = {
             c
             for c in every
-            if (_number(c) == int(name) if name.isdigit() else c.name.startswith(name))
+            if (chapter_number(c) == int(name) if name.isdigit() else c.name.startswith(name))
         }
         if not matches:
             raise ValueError(f"no chapter {name!r} with checks in {relative(docs, ROOT)}")

@@ -1,12 +1,8 @@
 """What the page's worker (docs/assets/notebook/worker.js) calls: JSON in, JSON out.
 
-The page hands its fence data (tools/site/fences.py) and the book's engine chunks
-(``engine.json``, tools/site/runtime.py) as JSON text; ``open_chapter`` makes the chapter's
-Notebook (tools/page/run.py) from them, and ``run`` runs it, telling each event as JSON
-text. ``finished_engine`` is ``micrograd`` for the code that runs beside the chapters
-(figures drawn again), as the tangled micrograd.py is on a desktop.
-
-Standard library only: this file runs in the reader's browser (tools/page/).
+The chapter's Notebook (tools/page/run.py) made from its page's fence data and
+``engine.json``, run as the reader asks, each event told as JSON text. Standard library
+only: this file runs in the reader's browser (tools/page/).
 """
 
 from __future__ import annotations
@@ -33,10 +29,7 @@ def finished_engine(engine: str):
 def open_chapter(page: str, engine: str) -> Notebook:
     """A chapter's Notebook, from its page's fence data and engine.json (both JSON text)."""
     data = json.loads(page)
-    cells = [
-        Cell(f["line"], f["code"], f["engine"], f["output"], f["blocked"], f["output_line"])
-        for f in data["fences"]
-    ]
+    cells = [Cell(**fence) for fence in data["fences"]]
     figures = [(f["name"], f["line"]) for f in data["figures"]]
     before = chunks(engine)[: data["engine_before"]]
     return Notebook(data["chapter"], cells, before, figures, remedy=REMEDY)

@@ -16,7 +16,7 @@ def dot_of(root, names, *, locals_=None) -> str:
     """graph_dot of ``root``; ``locals_`` restores spent local derivatives for it."""
     from micrograd import graph_dot
 
-    spent = {node: node._local for node in root.topo()}
+    spent = saved_locals(root)
     try:
         for node, local in (locals_ or {}).items():
             node._local = local

@@ -1,19 +1,9 @@
 """One chapter's namespace, and the engine as it stands at the chapter's place in the book.
 
-* The engine is the module ``micrograd``, built from engine chunks (the fences titled
-  ``micrograd.py``): the chunks of the chapters before this one, in book order, then the
-  ones of this chapter that have run, in book order too. Chunks may be pieces of one class
-  body spread over several chapters: they are joined as the tangler joins them, and the
-  join runs as one module. A fence run again replaces its chunk in place, so the engine
-  is always built in book order, never with a chunk after the ones that follow it.
-* Every function of the engine reports the chapter and line where its code is written:
-  its code object is compiled with the join, then given its chunk's chapter and first line
-  (line numbers in a code object are relative to its first line). Code that spans chunks,
-  such as a class body, keeps the join's name, and ``report`` maps its lines back.
-* While a fence runs, ``import micrograd`` gives this engine; afterwards, whatever it gave
-  before. A chapter's own engine chunks also bind the engine's names in its namespace.
-
-Standard library only: this file also runs in the reader's browser (tools/page/).
+The engine is the module ``micrograd``, joined from engine chunks as the tangler joins
+them (the chapters' before this one, then this chapter's that have run, in book order),
+its functions moved to the chapter and line they are written at, so tracebacks point into
+the book. Standard library only: this file also runs in the reader's browser (tools/page/).
 """
 
 from __future__ import annotations

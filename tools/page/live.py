@@ -1,18 +1,9 @@
 """Figures drawn in the page from the reader's own code: the Python side, run in the page.
 
-When a reader edits fences and runs them, the page draws again the graph figures below
-the fences from the reader's namespace, with the same functions that drew the committed
-figures (graphs.py), and the step-through of a stepped figure from the same
-recording (steps.py). A fence that prints a graph (``print(graph_dot(L))``)
-gets the graph drawn under what it printed. Graphviz itself runs in the page as
-WebAssembly: docs/assets/notebook/worker.js lays out the DOT this module hands it, with the
-attributes the book's figures are drawn with (``dot_for_graphviz``, from svg.py),
-and this module turns Graphviz's SVG into what the book shows (``finished``), so a figure
-drawn live looks like the committed one.
-
-A graph of more than ``MAX_NODES`` boxes is not drawn: it would take seconds to lay out
-and its boxes would be too small to read at the width of the page. The reader gets a
-message with its size instead.
+The same functions that drew the committed figures (graphs.py, steps.py) draw them again
+from the reader's namespace; Graphviz, in the page, lays out the DOT this module hands it
+(docs/assets/notebook/worker.js), and ``finished`` gives its SVG the book's look. A graph
+of more than ``MAX_NODES`` boxes is not drawn: the reader is told its size instead.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """``pytest.raises`` for the site's Run buttons: the one part of pytest the chapters use.
 
-The browser's Python (Pyodide, from the five files the site ships) has no pytest, and
-Pyodide's own pytest would bring a dozen more packages from elsewhere. The chapters'
-fences use pytest for one thing, ``with pytest.raises(Error, match="regex"):``, so the
-site writes this file into the browser's Python as ``pytest.py``
-(tools/site/runtime.py). It behaves as pytest's does for that use, down to the
-messages (tests/test_page.py runs both side by side); anything else from
-pytest is an AttributeError that says where to run the chapter instead.
+The page's Python has no pytest, so the site gives it this file as ``pytest.py``; it
+behaves as pytest's ``raises`` does, down to the messages (tests/test_page.py runs both),
+and anything else from pytest is an AttributeError that says where to run the chapter.
 """
 
 from __future__ import annotations

@@ -1,28 +1,12 @@
 """Running a chapter as a notebook: decided here, for every runner.
 
-pytest (tools/chapters_plugin.py), learner mode, the figures and the page's Run buttons
-(docs/assets/notebook/worker.js, in Pyodide) all run chapters through ``Notebook``:
-
-* The cells are a chapter's python fences, in order, sharing one namespace
-  (tools/page/kernel.py), with the engine as it stands at the chapter's place.
-* ``run(target)`` runs the cells above ``target`` that have not run, then it; the first
-  failure stops the run there, and the cells after it in the run are "not-run". A cell
-  that has run already (edited or not) runs again alone, in the namespace as it is, and
-  the cells below it that ran become "stale". ``run(target, all=True)`` runs every cell
-  from a fresh namespace; output other than the book's does not stop it ("differs"), an
-  exception does.
-* The book's code must print exactly its ```output block (one final newline added to
-  printing that lacks it); the book's code that prints must have a block. A cell whose
-  code a reader edited may print anything.
-* A cell that cannot run here (``blocked``: the page lacks a module, or an optional module
-  is not installed) is left out, and the chapter goes on.
-* What happens is told, as it happens, to ``tell`` as plain dicts (``kind`` first), which
-  the page shows: ``fresh``; ``running`` (index, k of n); ``print`` (index, text);
-  ``done`` (index, state: ran, failed or differs, report, same: printed the book's
-  output); ``not-run`` and ``stale`` (index, status); ``figure`` (name, live: drawn from
-  a reader's code, or the book's); ``graphs`` (index, text: it printed a graph to draw).
-
-Standard library only: this file also runs in the reader's browser (tools/page/).
+pytest, learner mode, the figures and the page's Run buttons (in Pyodide) all run chapters
+through ``Notebook``: the cells share one namespace (tools/page/kernel.py); a run stops at
+the first failure; the book's code must print exactly its ```output block; a cell that
+cannot run here (``blocked``) is left out. What happens is told, as it happens, to
+``tell`` as plain dicts, ``kind`` first: fresh, running, print, done, not-run, stale,
+figure, graphs (the page shows them). Standard library only: this file also runs in the
+reader's browser (tools/page/).
 """
 
 from __future__ import annotations
@@ -161,13 +145,8 @@ class Notebook:
             for later in range(target + 1, self.next):
                 if self.outcomes.get(later, Outcome("")).state in ("ran", "failed", "differs"):
                     self.outcomes[later].state = "stale"
-                    tell(
-                        {
-                            "kind": "stale",
-                            "index": later,
-                            "status": "stale: a fence above ran again since",
-                        }
-                    )
+                    status = "stale: a fence above ran again since"
+                    tell({"kind": "stale", "index": later, "status": status})
         else:
             queue = list(range(self.next, target + 1))
         runnable = []
@@ -184,13 +163,8 @@ class Notebook:
                 where = self.failed_at(index)
                 for later in runnable[k + 1 :]:
                     self.outcomes[later] = Outcome("not-run")
-                    tell(
-                        {
-                            "kind": "not-run",
-                            "index": later,
-                            "status": f"not run: {where} failed first",
-                        }
-                    )
+                    status = f"not run: {where} failed first"
+                    tell({"kind": "not-run", "index": later, "status": status})
                 break
         else:
             self.next = max(self.next, target + 1)
@@ -217,15 +191,8 @@ class Notebook:
             self.first_failure = index
         self.outcomes[index] = outcome
         same = cell.output is not None and shown(outcome.printed) == cell.output
-        tell(
-            {
-                "kind": "done",
-                "index": index,
-                "state": outcome.state,
-                "report": outcome.report,
-                "same": same,
-            }
-        )
+        state, report = outcome.state, outcome.report
+        tell({"kind": "done", "index": index, "state": state, "report": report, "same": same})
         if outcome.state != "failed":
             self._after(index, outcome, tell)
         return outcome

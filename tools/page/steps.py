@@ -1,29 +1,10 @@
 """Backward, one node at a time: what the engine does, recorded for the page and the book.
 
-``record(root, names)`` runs the backward pass of the graph under ``root`` itself, the way
-``Value.backward()`` does it, one node at a time, and writes down each step. It reads the
-graph from outside, through ``topo()``, ``_prev``, ``_local`` and ``_backward()``: the
-engine does not know it is watched. ``backward()`` seeds ``root.grad = 1``, then calls
-``_backward()`` on every node with operands in reversed ``topo()`` order; each call does
-``operand.grad += local * self.grad`` for each edge, and the node is then spent
-(``_local = None``). The recording does exactly that, and notes for each step the node,
-the gradient it holds, and for each edge its local derivative, local times gradient, and the
-operand's gradient before and after (a node reached twice accumulates twice). After each
-real ``_backward()`` it checks the operands hold what its notes say.
-
-``walk=`` records another order: the chapter-3 careless walk, say, which releases a node
-the first time it reaches it. The walk runs on a fresh copy of the graph (it does its own
-backward there), and the recording then replays its order of ``_backward()`` calls on
-``root``'s graph, so a careless step is recorded as the engine runs it.
-
-Like ``backward()``, ``record`` refuses a spent graph and leaves the one it ran spent,
-every gradient where ``backward()`` (or the walk) leaves it.
-
-The rest turns a recording into what a reader sees, from one source: a caption per step
-(``captions``), a Markdown table for a chapter (``table``), and the data a page's step
-controls need (``page_data``, read by docs/assets/steps/steps.js). A figure's recordings
-(which graph, which of its boxes is which node) are in graphs.py, beside the figure's
-drawing.
+``record(root, names)`` runs the backward pass of the graph under ``root`` itself, as
+``Value.backward()`` does, one ``_backward()`` call at a time, reading the graph from
+outside (``topo()``, ``_prev``, ``_local``), and notes each step; ``walk=`` records another
+order (the chapter-3 careless walk). The rest turns a recording into captions, a
+chapter's table and a page's step data, from one source.
 """
 
 from __future__ import annotations

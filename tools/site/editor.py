@@ -1,29 +1,20 @@
 """The code editor of the site's fences and of the learner's engine: CodeMirror 6, bundled.
 
-* CodeMirror 6 is ES modules that import each other by bare name, so it needs a bundle.
-  ``tools/site/editor/`` holds what makes it: ``package.json`` (CodeMirror, its Python
-  mode and the bundler, esbuild, each pinned to one version), ``package-lock.json`` (every
-  package with its sha512 integrity, which ``npm ci`` checks) and ``entry.js`` (the
-  editor the pages use, ``window.CodeEditor``). Mind the trap: npm's ``latest``
-  ``codemirror`` is CodeMirror 5 code under a 6.x number; the pin is 6.0.2.
-* The first build runs ``npm ci`` and esbuild in a scratch folder and keeps the one
-  script they make in the cache outside the repository (``~/.cache/literate-micrograd``,
-  or ``$MICROGRAD_CACHE``) under the hash of those three files, so later builds copy it
-  (no npm then). It is served from the site (``assets/editor/``), on pages with fences.
-* Without npm (or offline, with an empty cache) the site builds without Run buttons and
-  says so in one line, as for the Python runtime (tools/site/runtime.py).
+``tools/site/editor/`` pins what makes the bundle (npm's ``latest`` ``codemirror`` is
+CodeMirror 5 under a 6.x number: the pin is 6.0.2); the first build runs ``npm ci`` and
+esbuild and keeps the script in the cache, later builds copy it. Without npm the site
+builds without Run buttons, as for the Python runtime (tools/site/runtime.py).
 """
 
 from __future__ import annotations
 
 import hashlib
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 from tools import ROOT
-from tools.site.runtime import cache_dir
+from tools.site.runtime import cache_dir, npm, run_tool
 
 SOURCE = ROOT / "tools" / "site" / "editor"  # package.json, package-lock.json, entry.js
 SOURCES = ("package.json", "package-lock.json", "entry.js")
@@ -49,30 +40,18 @@ def bundle_key(source: Path = SOURCE) -> str:
     return digest.hexdigest()[:16]
 
 
-def _run(command: list[str], folder: Path, what: str) -> None:
-    try:
-        done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=600)
-    except subprocess.TimeoutExpired:
-        raise EditorUnavailableError(f"`{what}` took over 10 minutes") from None
-    if done.returncode != 0:
-        said = ((done.stderr or done.stdout).strip().splitlines() or ["no message"])[-1]
-        raise EditorUnavailableError(f"`{what}` failed ({said})")
-
-
 def build_bundle(target: Path, source: Path = SOURCE) -> None:
     """``npm ci`` (integrity checked against the lockfile), then esbuild, into ``target``."""
-    npm = shutil.which("npm")
-    if npm is None:
-        raise EditorUnavailableError("npm is not installed")
+    command = [npm(EditorUnavailableError), "ci", "--no-audit", "--no-fund", "--silent"]
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
         folder = Path(scratch)
         for name in SOURCES:
             shutil.copyfile(source / name, folder / name)
-        _run([npm, "ci", "--no-audit", "--no-fund", "--silent"], folder, "npm ci")
+        run_tool(command, folder, "npm ci", EditorUnavailableError)
         esbuild = folder / "node_modules" / ".bin" / "esbuild"
         command = [str(esbuild), "entry.js", "--bundle", "--minify", "--format=iife"]
-        _run([*command, f"--outfile={SCRIPT}"], folder, "esbuild")
+        run_tool([*command, f"--outfile={SCRIPT}"], folder, "esbuild", EditorUnavailableError)
         (folder / SCRIPT).replace(target)
 
 

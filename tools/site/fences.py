@@ -1,22 +1,16 @@
-"""What a chapter page's Run buttons need: its python fences, and which can run in a browser.
-
-Each chapter page carries its python fences as JSON in a hidden element (page_data.py):
-code, first line, engine or not, and why the fence cannot run in a browser, if it cannot,
-read through tools/chapter.py.
-docs/assets/notebook/notebook.js puts the controls on the page's python code blocks,
-which are these fences in the same order. The fences run in a Web Worker
-(docs/assets/notebook/worker.js) through tools/page/run.py, the same code that runs them
-under pytest.
+"""What a chapter page's Run buttons need: its python fences, and which can run in a browser,
+as data in the page (docs/assets/notebook/ runs them through tools/page/run.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
 from tools import relative
 from tools.chapter import Chapter, Fence
-from tools.notebook import blockers, engine_before
+from tools.notebook import blockers, cells_of, engine_before
 
 # Which fences cannot run in the browser. The page has the standard library, the engine
 # and pytest.raises (tools/page/pytest.py), and no files, processes, network or screen.
@@ -57,7 +51,6 @@ def page_fences(path: Path) -> dict:
     from tools.figures.from_chapters import FIGURES, line_showing  # here: the learner's page
 
     chapter = Chapter.read(path)
-    fences = [cell.fence for cell in chapter.cells]
     figures = [
         {"name": figure.name, "line": line}
         for figure in FIGURES.values()
@@ -69,17 +62,7 @@ def page_fences(path: Path) -> dict:
         "chapter": relative(path),
         "figures": sorted(figures, key=lambda figure: figure["line"]),
         "engine_before": len(engine_before(path)),  # chunks of assets/notebook/engine.json
-        "fences": [
-            {
-                "line": cell.line,  # of the first line of code
-                "code": cell.fence.code,
-                "engine": cell.fence.is_engine,
-                "output": cell.output.code if cell.output else None,  # the book's
-                "output_line": cell.output.line - 1 if cell.output else 0,
-                "blocked": reason,
-            }
-            for cell, reason in zip(chapter.cells, blocked(fences))
-        ],
+        "fences": [dataclasses.asdict(cell) for cell in cells_of(chapter, needs)],
     }
 
 

@@ -1,12 +1,6 @@
-"""The book's figures in its pages: each figure's SVG put into the page, in place of its <img>.
-
-A chapter shows a figure as a plain Markdown image, ``![text alternative](figures/NAME.svg)``
-(tools/figures/ draws the files). Inside the page the SVG takes the page's colours, so
-it follows light and dark mode, and its text alternative becomes its label. It carries its
-drawn width as ``--picture-width``, which book.css scales it from on a phone; its text
-(node labels, axis ticks) is left out of the search index; and it carries the figure's
-name (``data-figure``), so that the data of a control under it can follow it
-(``with_data``: the nudges of docs/assets/nudge/nudge.js).
+"""The book's figures in its pages: each figure's SVG put into the page, in place of its <img>,
+so it takes the page's colours, its text alternative becomes its label, and the data of a
+control under it can find it by name (``with_data``).
 """
 
 from __future__ import annotations

@@ -1,37 +1,8 @@
 """Every mkdocs event the book's site handles, thin, in build order (``hooks:`` in mkdocs.yml).
 
-The work is done by plain functions in this folder and in tools/, which a script could
-call as well (Material's successor runs no hooks):
-
-* on_startup / on_config: whether this is ``mkdocs serve``; the pinned Python runtime of
-  the Run buttons (runtime.py) and the shim that runs search from disk (search.py), or a
-  one-line note on how to get each.
-* on_pre_build: while serving, micrograd.py is tangled again before every build, so saving
-  a chapter updates it; if micrograd.py has edits of its own, it is left alone with a
-  warning (tools/tangle.py).
-* on_files: ``micrograd.py`` (the committed file) is offered for download, and the woven
-  engine, ``engine.md``, is generated after the chapters (weave.py).
-* on_page_markdown: the home page is "Home" in the navigation; the chapters' links to
-  ``../micrograd.py`` (right on GitHub and in VS Code) point at the site's copy.
-* on_page_content (before the print-site plugin copies the page): math to MathML
-  (mathml.py), folded blocks classed by kind and the engine's links offered as a download
-  (marks.py), and the figures' SVG put into the page (figures.py).
-* on_page_context (after that copy, so the whole-book print page has neither, and before
-  the search plugin indexes the page): under each
-  engine fence, a line naming the later chapters that use it; the page's fences as data
-  for its Run buttons (fences.py); after each figure that is stepped through, its backward
-  pass recorded with micrograd.py as it is now (tools/figures/, tools/page/steps.py), and
-  after a figure with a nudge control, its nudges (figures.py).
-* on_template_context: the 404 page, whose context the whole-book page shares, finds the
-  site's assets relative to itself, not under site_url.
-* on_post_build: the runtime's files and the search shim copied into the site, with the
-  code editor and the book's zip for learner mode.
-* Learner mode's page (learner.py) and the code editor of every fence (editor.py): the
-  editor is bundled at on_config, and on_page_context puts it on pages with fences and
-  the learner's editor in the chapter "Rebuild it yourself".
-
-This file puts the repository root on ``sys.path`` (mkdocs imports a hook by its file
-path); nothing else does.
+The work is done by plain functions in this folder and in tools/, which a script could call
+as well (Material's successor runs no hooks). This file puts the repository root on
+``sys.path`` (mkdocs imports a hook by its file path); nothing else does.
 """
 
 from __future__ import annotations
@@ -168,12 +139,18 @@ def on_page_context(context, page, config, **_):
     return context
 
 
-def _with_learner(page, config, assets: str) -> str:
+def _href(page):
+    """A section's URL from ``page``: ``href(src, anchor)``."""
+
     def href(src: str, anchor: str) -> str:
         url = _build["files"].get_file_from_path(src).url_relative_to(page.file)
         return f"{url}#{anchor}" if anchor else url
 
-    data = learner.page_data(Path(config.docs_dir), href)
+    return href
+
+
+def _with_learner(page, config, assets: str) -> str:
+    data = learner.page_data(Path(config.docs_dir), _href(page))
     html, found = learner.learner_html(page.content, data, assets)
     if not found:
         log.warning(
@@ -191,26 +168,19 @@ def _with_figure_data(page, figures: list[str]) -> str:
     except Exception as error:
         log.warning("%s: no controls under its figures: %s", page.file.src_path, error)
         return page.content
-    html, missing = page.content, []
+    html = page.content
     controls = {(name, "steps"): steps.page_data(name, t) for name, t in recordings.items()}
     controls |= {(name, "nudges"): nudge for name, nudge in nudges.items()}
     for (name, kind), data in controls.items():
         placed = with_data(html, name, kind, data)
         if placed is None:
-            missing.append(name)
-        else:
-            html = placed
-    for name in missing:
-        log.warning("%s: figure %s is not in the page: no control", page.file.src_path, name)
+            log.warning("%s: figure %s is not in the page: no control", page.file.src_path, name)
+        html = placed or html
     return html
 
 
 def _with_used_in(page, woven, chapter: Path) -> str:
-    def href(src: str, anchor: str) -> str:
-        url = _build["files"].get_file_from_path(src).url_relative_to(page.file)
-        return f"{url}#{anchor}" if anchor else url
-
-    html, found = weave.add_used_in(page.content, woven, chapter, href)
+    html, found = weave.add_used_in(page.content, woven, chapter, _href(page))
     expected = sum(chunk.fence.path == chapter for chunk in woven.tangled.chunks)
     if found != expected:
         log.warning(

@@ -1,36 +1,21 @@
 """Learner mode in the page: the chapter "Rebuild it yourself" holds an editor with the
 skeleton, and Check runs the book's checks against it in the reader's browser.
 
-The checks are tools/learn/'s, run by the same code as in a terminal: the page's Python
-(Pyodide, in a worker: docs/assets/notebook/worker.js) gets the book itself as one zip,
-``assets/learner/book.zip``, made while the site is built (``book_zip``): the chapters,
-the tools that read and run them (tools/chapter.py, notebook.py, kernel.py, tangle.py,
-learner.py and learn/, and this file), and the pure-Python packages tools/chapter.py parses Markdown
-with, from the environment that builds the site. What differs from a terminal is only
-what a browser lacks:
-
-* no processes: each chapter runs in the worker (``check_in_page``), and the page ends
-  the worker if a chapter outlasts its time limit (docs/assets/learner/learner.js);
-  the function to fix is found in the worker too (``table_in_page``);
-* no files or processes for the fences that need them (tools/site/fences.py): those
-  checks are not run, and the table says how many.
-
-While the site is built (``learner_html``), the chapter's placeholder paragraph, which
-points VS Code and GitHub readers at the terminal, becomes the editor's place, with the
-skeleton and where each chapter and section is on the site, for the table's links.
+The checks are tools/learn/'s, run by the same code as in a terminal, from the book as one
+zip (``book_zip``) that the page's Python unpacks; only what a browser lacks differs: no
+processes (each chapter runs in the worker, which the page ends at its time limit), and no
+fences that need files or processes (tools/site/fences.py).
 """
 
 from __future__ import annotations
 
 import html
-import io
 import json
 import os
 import sys
-import zipfile
 from pathlib import Path
 
-from tools import DOCS, ROOT, relative
+from tools import DOCS, ENGINE, ROOT, relative
 from tools.chapter import Chapter, chapters
 from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
 from tools.learn.diagnose import diagnosis
@@ -44,7 +29,6 @@ PAGE = "15-rebuild-it-yourself.md"
 PLACEHOLDER = "On the book's site, this paragraph is an editor"
 BUNDLE = "assets/learner/book.zip"  # in the built site
 TIME_LIMIT = round(DEFAULT_TIMEOUT)  # seconds a chapter may run in the page, as in a terminal
-ENGINE_NAME = "micrograd.py"  # the learner's file, as the table names it (and the download)
 BOOK_TOOLS = (
     "tools/__init__.py",
     "tools/chapter.py",
@@ -66,26 +50,18 @@ PACKAGES_DIR = "packages"  # in the zip, beside tools/ and docs/
 # --- while the site is built ------------------------------------------------------------
 
 
-def _add(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))  # the same bytes each build
-    info.compress_type = zipfile.ZIP_DEFLATED
-    archive.writestr(info, data)
-
-
 def book_zip(docs: Path = DOCS) -> bytes:
     """The book as the page's Python needs it: chapters, tools, and their packages."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for chapter in sorted(docs.glob("*.md")):
-            _add(archive, f"docs/{chapter.name}", chapter.read_bytes())
-        for name in BOOK_TOOLS:
-            _add(archive, name, (ROOT / name).read_bytes())
-        for package in PACKAGES:
-            folder = Path(__import__(package).__file__).parent
-            for path in sorted(folder.rglob("*.py")):
-                name = f"{PACKAGES_DIR}/{package}/{path.relative_to(folder).as_posix()}"
-                _add(archive, name, path.read_bytes())
-    return out.getvalue()
+    from tools.site.runtime import zipped  # the build's only: not in the zip
+
+    files = {f"docs/{chapter.name}": chapter.read_bytes() for chapter in sorted(docs.glob("*.md"))}
+    files.update({name: (ROOT / name).read_bytes() for name in BOOK_TOOLS})
+    for package in PACKAGES:
+        folder = Path(__import__(package).__file__).parent
+        for path in sorted(folder.rglob("*.py")):
+            name = f"{PACKAGES_DIR}/{package}/{path.relative_to(folder).as_posix()}"
+            files[name] = path.read_bytes()
+    return zipped(files)
 
 
 def page_data(docs: Path, href) -> dict:
@@ -105,7 +81,7 @@ def page_data(docs: Path, href) -> dict:
         "skeleton": skeleton(docs),
         "chapters": [{"name": c.name, "title": Chapter.read(c).title} for c in checked],
         "places": places,
-        "engine": ENGINE_NAME,
+        "engine": ENGINE,
     }
 
 
@@ -156,7 +132,7 @@ def _engine_file(engine: str, folder: str) -> Path:
     if Path.cwd() != folder:
         sys.path.insert(0, os.getcwd())  # the page's own Python files stay importable
         os.chdir(folder)
-    path = Path(ENGINE_NAME)
+    path = Path(ENGINE)
     path.write_text(engine, encoding="utf-8")
     return path
 
@@ -189,4 +165,4 @@ def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING)
             return diagnosis(chapter, path, index)
 
         results = diagnosed(results, path, DEFAULT_TIMEOUT, find=find)
-    return progress_table(results, ENGINE_NAME)
+    return progress_table(results, ENGINE)

@@ -1,14 +1,6 @@
-"""Marks a page gets while the site is built, which plain Markdown cannot carry.
-
-* The book's folded blocks, told apart: a class on each <details> from what its summary
-  says (label_folds).
-* The links to the engine, ``micrograd.py``, offered as a download (offer_download).
-
-A chapter folds four kinds of things (plain ``<details>`` with a ``<summary>``, so the
-Markdown carries no classes): the book's checks ("Checks", "Checks of ...", "Check: ..."),
-a solution to an exercise ("Solution"), an answer ("Answer"), and a figure's table of steps
-("Figure 3, step by step: ..."). Each gets ``fold-<kind>``, which book.css gives a look of
-its own; a summary that starts otherwise is left as it is.
+"""Marks a page gets while the site is built, which plain Markdown cannot carry: a class on
+each folded block from what its summary says (``label_folds``), and the links to
+micrograd.py offered as a download (``offer_download``).
 """
 
 from __future__ import annotations

@@ -1,24 +1,8 @@
 """LaTeX math to MathML that reads well in a browser's native MathML layout.
 
-``latex2mathml`` converts the book's ``$...$`` math at build time, but its output has
-markup slips that no font can fix; ``mathml()`` converts, then mends its element tree:
-
-* a function name (``\\cos``, ``\\log``, ``\\max``, ``\\operatorname{relu}``) is an ``<mi>``
-  followed by an invisible FUNCTION APPLICATION operator, with a thin space before an
-  argument that is not in brackets, so ``\\cos t`` does not read "cost";
-* a sign with nothing to its left but an operator (``r = -0.4``, ``(-1, 1)``, ``-a``)
-  gets ``form="prefix"``, so it is spaced as a sign, not as a subtraction;
-* ``\\mathrel{+}=`` becomes one operator ``+=`` (latex2mathml nests an ``<mrow>`` in an
-  ``<mo>``, which is invalid MathML and renders as "+ =");
-* ``\\dot{x}`` and ``\\bar{v}`` are accents (``accent="true"``), placed on the letter as in
-  TeX, and a bar over one letter does not stretch;
-* ``/``, ``\\partial``, ``\\dots`` and ``\\cdots`` are ordinary symbols, as in TeX ("∂L/∂v",
-  not "∂L / ∂v"; "c₁, …, cₖ", not "c₁, … ,cₖ"), and
-  ``:`` and ``;`` are operators ("f : ℝⁿ → ℝᵐ", not "f:ℝⁿ").
-
-The LaTeX goes along as an ``application/x-tex`` annotation, so the site's tests can say
-which formula of a chapter is wrong, and a reader's copy of a formula can keep its source;
-the search index leaves it out (``data-search-exclude``), as it has the rendered text.
+``latex2mathml`` converts the book's ``$...$`` math at build time; ``mathml()`` then mends
+the markup slips in its element tree that no font can fix (``mend``). The LaTeX goes
+along as an ``application/x-tex`` annotation, left out of search.
 """
 
 from __future__ import annotations
@@ -100,7 +84,10 @@ def mathml(latex: str, display: str = "inline") -> str:
 
 
 def mend(math: Element) -> None:
-    """Fix latex2mathml's markup slips in place (see the module's docstring)."""
+    """Fix latex2mathml's markup slips in place, as TeX lays the math out: a function name
+    is applied (``\\cos t`` does not read "cost"); a sign after an operator is a prefix;
+    ``\\mathrel{+}=`` is one ``+=``; ``\\dot`` and ``\\bar`` are accents; ``/``,
+    ``\\partial`` and dots are ordinary symbols, ``:`` and ``;`` operators."""
     flattened = {element for element in list(math.iter()) if _flatten_token(element)}
     for element in list(math.iter()):
         if element.tag in ROWS:

@@ -1,12 +1,8 @@
 """Data a page's scripts read (fences, steps, nudges, learner mode), as hidden elements.
 
-The data rides in a hidden ``<span class="page-data">`` (a span, since it may sit in a
-paragraph, after a figure) whose ``data-json`` attribute holds the JSON, not in a
-``<script type="application/json">``: with Material's instant navigation, every script
-in a page's content is made again when the page is swapped in, without its attributes, so
-JSON in a script would run as JavaScript and be lost. An attribute is also not text, so
-search does not index it. The page's scripts read it with
-``bookPage.data(element)`` (docs/assets/page/page.js); tests and tools with ``read``.
+The JSON rides in a hidden span's ``data-json`` attribute, not in a script: Material's
+instant navigation remakes a page's scripts without their attributes, and search does not
+index an attribute. Pages read it with ``bookPage.data`` (docs/assets/page/page.js).
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """The page's runtimes from npm: Pyodide for the Run buttons, Graphviz for live figures.
 
-* Python in the page is Pyodide (CPython compiled to WebAssembly); graphs the reader's code
-  makes are laid out by Graphviz compiled to WebAssembly (``@viz-js/viz``). Each is an npm
-  package pinned below by version and sha512 integrity. ``npm pack`` fetches its tarball
-  once into a cache outside the repository (``~/.cache/literate-micrograd``, or
-  ``$MICROGRAD_CACHE``); every build checks each tarball against its pin and copies the
-  files the page needs into the site (``assets/pyodide/``, ``assets/viz/``), with the
-  Python the page runs: the folder tools/page/ whole, as one zip, and the book's engine
-  chunks, from which the page builds the engine as of each chapter. The page asks nothing
-  of any other host, and loads Graphviz only the first time it draws
-  (docs/assets/notebook/worker.js).
-* Without npm (or offline, with an empty cache) the site builds without Run buttons, and
-  the build says in one line how to enable them (tools/site/hooks.py).
+Each is an npm package pinned by version and sha512, fetched once into a cache outside
+the repository and checked on every build, then copied into the site with the Python the
+page runs (tools/page/, as one zip) and the book's engine chunks. Without npm the site
+builds without Run buttons, and says how to enable them (tools/site/hooks.py).
 """
 
 from __future__ import annotations
@@ -117,23 +109,35 @@ def check_integrity(tarball: Path, package: Package = PYODIDE_PACKAGE) -> None:
         )
 
 
+def npm(error: type[Exception] = RuntimeUnavailableError) -> str:
+    """The npm command, or ``error`` saying there is none."""
+    found = shutil.which("npm")
+    if found is None:
+        raise error("npm is not installed")
+    return found
+
+
+def run_tool(command: list, folder: Path, what: str, error: type[Exception]) -> None:
+    """Run ``command`` (npm, esbuild) in ``folder``; ``error`` says in one line why it failed."""
+    try:
+        done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise error(f"`{what}` took over 10 minutes") from None
+    if done.returncode != 0:
+        said = ((done.stderr or done.stdout).strip().splitlines() or ["no message"])[-1]
+        raise error(f"`{what}` failed ({said})")
+
+
 def fetch_runtime(tarball: Path, package: Package = PYODIDE_PACKAGE) -> None:
     """Fetch ``package`` with `npm pack` into ``tarball``, checked before it lands."""
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeUnavailableError("npm is not installed")
+    npm_path, what = npm(), f"npm pack {package.spec}"
     tarball.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=tarball.parent) as folder:
-        command = [npm, "pack", package.spec, "--pack-destination", folder, "--silent"]
-        try:
-            result = subprocess.run(command, capture_output=True, text=True, timeout=600)
-        except subprocess.TimeoutExpired:
-            why = f"`npm pack {package.spec}` took over 10 minutes"
-            raise RuntimeUnavailableError(why) from None
+        command = [npm_path, "pack", package.spec, "--pack-destination", folder, "--silent"]
+        run_tool(command, Path(folder), what, RuntimeUnavailableError)
         fetched = Path(folder) / package.tarball
-        if result.returncode != 0 or not fetched.exists():
-            said = (result.stderr.strip().splitlines() or ["no message"])[-1]
-            raise RuntimeUnavailableError(f"`npm pack {package.spec}` failed ({said})")
+        if not fetched.exists():
+            raise RuntimeUnavailableError(f"`{what}` failed (no {package.tarball})")
         check_integrity(fetched, package)
         fetched.replace(tarball)
 

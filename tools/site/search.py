@@ -1,13 +1,8 @@
 """Search that works opened from disk: Material's offline plugin, and the shim it needs.
 
-Material's search runs in a Web Worker, which Chromium refuses to start from a ``file://``
-page. Its ``offline`` plugin (mkdocs.yml) writes the index also as a script,
-``search/search_index.js``, and expects the ``iframe-worker`` shim (squidfunk's, for this
-purpose), which runs the worker in a hidden iframe when the page is a ``file://`` one. As
-shipped, the plugin loads that shim from unpkg.com; mkdocs.yml names the site's own copy
-instead (``extra.polyfills``), and this module pins it: an npm package fetched, checked
-and copied into the site as the page's runtimes are (tools/site/runtime.py). Without npm
-the site builds without it, and search works only when the site is served.
+Chromium will not start Material's search worker from a ``file://`` page; the
+``iframe-worker`` shim runs it in a hidden iframe. This module pins the site's own copy
+(``extra.polyfills`` in mkdocs.yml), fetched and checked as the page's runtimes are.
 """
 
 from __future__ import annotations

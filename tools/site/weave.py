@@ -1,19 +1,8 @@
 """The engine, woven: micrograd.py shown whole, each chunk linked to the book, and who uses what.
 
-Plain functions over tools/tangle.py and tools/chapter.py, called by the site's hooks
-(tools/site/hooks.py) while the site is built:
-
-* ``weave(docs)`` tangles the chapters and finds, in the engine, every public name and
-  every method of its public classes, and the other chapters that use each. A use is
-  found by name in a chapter's python fences: ``Value`` or ``from micrograd import
-  Value``; ``.backward`` (not on an imported module, so ``math.exp`` is not ``Value.exp``);
-  ``Value(...)`` for ``__init__``; ``model(...)`` after ``model = MLP(...)`` for
-  ``__call__``; ``+``, ``-``, ``*``, ``/``, ``**`` and unary ``-`` for the operator
-  methods, in chapters that use the class.
-* ``engine_page(woven)`` is the Markdown of the page that shows micrograd.py in order, each
-  chunk under a link to its chapter section, followed by an index of the names.
-* ``add_used_in(html, woven, chapter, href)`` puts a line under each engine fence of a
-  rendered chapter: the names it defines and the later chapters that use them.
+Plain functions over tools/tangle.py and tools/chapter.py, called by the site's hooks:
+``weave`` finds the engine's names and the chapters that use each, ``engine_page`` is the
+page that shows the engine, ``add_used_in`` the line under each engine fence of a chapter.
 """
 
 from __future__ import annotations
@@ -26,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools import ENGINE, ROOT
-from tools.chapter import Chapter, chapters, slugify
+from tools.chapter import Chapter, chapter_number, chapters, fence_ticks, slugify
 from tools.tangle import Tangled, defined, tangle_book
 
 PAGE = "engine.md"  # the woven engine's page, generated in the docs folder
@@ -107,9 +96,8 @@ class Woven:
     def label(self, chapter: Path) -> str:
         """Short: "5" for 05-neuron-layer-mlp.md, "home" for index.md, "appendix" for
         appendix-making-it-fast.md (links carry the full title)."""
-        number = re.match(r"(\d+)-", chapter.name)
-        if number:
-            return str(int(number[1]))
+        if chapter_number(chapter) is not None:
+            return str(chapter_number(chapter))
         return "home" if chapter.name == "index.md" else chapter.stem.split("-")[0]
 
 
@@ -119,7 +107,9 @@ def defined_names(tangled: Tangled) -> list[tuple[str, int]]:
 
 
 def chapter_uses(chapter: Path) -> Uses:
-    """Everything the python fences of ``chapter`` use; fences that do not parse are skipped."""
+    """Everything the python fences of ``chapter`` use, by name: ``Value`` or ``from
+    micrograd import Value``; ``.backward`` (not on an imported module: ``math.exp`` is not
+    ``Value.exp``); calls and operators. Fences that do not parse are skipped."""
     every = [cell.fence.names for cell in Chapter.read(chapter).cells]
     every = [names for names in every if names.parses]
     modules = set().union(*(names.modules for names in every))
@@ -157,12 +147,6 @@ def weave(docs: Path, root: Path = ROOT) -> Woven:
     return Woven(tangled, docs, pages, titles, definitions)
 
 
-def _fence(code: str) -> str:
-    """A backtick fence longer than any run of backticks in ``code``."""
-    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
-    return "`" * max(3, longest + 1)
-
-
 def _names(woven: Woven, chunk: int) -> list[str]:
     return [d.name for d in woven.defined_in(chunk)]
 
@@ -197,9 +181,9 @@ def engine_page(woven: Woven) -> str:
             "",
             f"`{ENGINE}` lines {first}-{last}; defines {names}.",
             "",
-            f"{_fence(chunk.code)}python",
+            f"{fence_ticks(chunk.code)}python",
             chunk.code.rstrip("\n"),
-            _fence(chunk.code),
+            fence_ticks(chunk.code),
             "",
             _used_after_markdown(woven, index),
         ]
