@@ -1,4 +1,4 @@
-"""Learner mode as the page's Python runs it (tools/site/learner.py), short of a browser:
+"""Learner mode as the page's Python runs it (tools/learn/in_page.py), short of a browser:
 the book's zip alone, with the standard library and the page's pytest.raises, gives the
 terminal's table (tests/site/test_learner_page.py runs it in Chromium)."""
 
@@ -14,14 +14,14 @@ from tools import ENGINE, ROOT
 from tools.learn.child import check
 from tools.learn.skeleton import skeleton
 from tools.learn.table import progress_table
-from tools.site.learner import book_zip
+from tools.site.learner import IN_PAGE, book_zip, imported_by
 
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
 
 IN_THE_PAGE = """
 import json, sys
 sys.path[:0] = [sys.argv[1], sys.argv[1] + "/packages"]
-from tools.site import learner
+from tools.learn import in_page as learner
 engine = open(sys.argv[2], encoding="utf-8").read()
 events = []
 learner.check_in_page(sys.argv[3], engine, events.append, folder=sys.argv[4])
@@ -35,6 +35,9 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
     assert data == book_zip()
     book = tmp_path / "book"
     zipfile.ZipFile(io.BytesIO(data)).extractall(book)
+    tools = sorted(p.relative_to(book).as_posix() for p in (book / "tools").rglob("*.py"))
+    assert tools == imported_by(IN_PAGE)  # what learner mode's page imports, found, not listed
+    assert "tools/learn/in_page.py" in tools and not any("/site/" in name for name in tools)
     work = tmp_path / "work"  # the page's folder: pytest.py is the page's pytest.raises
     work.mkdir()
     shutil.copyfile(ROOT / "tools" / "page" / "pytest.py", work / "pytest.py")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tools.chapter import Fence
+from tools.notebook import blocked as blockers
 from tools.page import pytest as page_pytest
-from tools.site.fences import blocked as blockers
 from tools.site.runtime import (
     PACKAGES,
     PYODIDE,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import re
+import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -102,6 +103,38 @@ def optional_needs(everything: bool = True):
         return None
 
     return needs
+
+
+# Which fences cannot run in the browser. The page has the standard library, the engine
+# and pytest.raises (tools/page/pytest.py), and no files, processes, network or screen.
+PAGE_MODULES = {"micrograd", "pytest"}
+NOT_IN_A_BROWSER = {
+    "subprocess", "multiprocessing", "concurrent", "pty", "signal",  # processes
+    "socket", "ssl", "http", "urllib", "ftplib", "smtplib", "webbrowser",  # the network
+    "tkinter", "turtle", "curses", "readline", "sqlite3", "venv", "ensurepip",
+}  # fmt: skip
+FILE_CALLS = {"open", "read_text", "write_text", "read_bytes", "write_bytes", "iterdir"}
+
+
+def needs(fence: Fence) -> tuple[str, str] | None:
+    """What this fence needs that the page lacks (a module or files), and why that stops
+    it, as ("imports `x`", "which the page's Python does not have"); or None."""
+    standard = set(sys.stdlib_module_names) - NOT_IN_A_BROWSER
+    names = fence.names
+    for module in names.imports:
+        if module.startswith("."):
+            module = "(a relative import)"
+        if module.split(".")[0] not in standard | PAGE_MODULES:
+            return f"imports `{module}`", "which the page's Python does not have"
+    files = [name for name in names.calls if name in FILE_CALLS]
+    if files:
+        return f"reads or writes files (`{files[0]}`)", "and the page has none"
+    return None
+
+
+def blocked(fences: list[Fence]) -> list[str | None]:
+    """For each python fence of a chapter, why the page cannot run it, or None."""
+    return blockers(fences, needs)
 
 
 def engine_before(path: Path, book: Path | None = None) -> list[Chunk]:

@@ -17,10 +17,11 @@ from tests.helpers.browser import RUN_TIMEOUT, assert_clean, editor_text
 from tools import ENGINE, ROOT
 from tools.learn.child import check
 from tools.learn.counted import engine_checks, engine_names
+from tools.learn.in_page import _blocked
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
 from tools.learn.table import progress_table
-from tools.site.learner import PAGE, PLACEHOLDER, _blocked
+from tools.site.learner import PAGE, PLACEHOLDER
 
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
 ASSIGNED = ("operand.grad += local * grad", "operand.grad = local * grad")  # = for +=

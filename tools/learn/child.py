@@ -44,7 +44,7 @@ def run_chapter(
     """Run one chapter against ``engine`` in this process, calling ``tell(**event)`` per
     event: {"start": i}, then {"passed": i} or {"failed": i, ...} (i: a cell's index).
     With ``every``, it runs on past failures, reporting each check. The cells in ``skip``
-    are not run (the page's Python cannot run them: tools/site/learner.py)."""
+    are not run (the page's Python cannot run them: tools/learn/in_page.py)."""
     book = Notebook(chapter, engine=engine)
     while book.next < len(book.cells):
         index = book.next
@@ -149,7 +149,7 @@ def diagnosed(
     """``results`` with the function to fix (``to_fix``) named in the first failure, the one
     *Read next* is about: found in a child process, as the checks are, for that chapter
     alone (finding it reruns the chapter, a few times); or by ``find(chapter, index)``,
-    if given (the page, which has no processes: tools/site/learner.py)."""
+    if given (the page, which has no processes: tools/learn/in_page.py)."""
     first = next((r for r in results if r.failure), None)
     if first is None or first.failure.index is None or first.failure.kind == "EngineImportError":
         return results

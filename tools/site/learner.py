@@ -1,50 +1,63 @@
-"""Learner mode in the page: the chapter "Rebuild it yourself" holds an editor with the
-skeleton, and Check runs the book's checks against it in the reader's browser.
-
-The checks are tools/learn/'s, run by the same code as in a terminal, from the book as one
-zip (``book_zip``) that the page's Python unpacks; only what a browser lacks differs: no
-processes (each chapter runs in the worker, which the page ends at its time limit), and no
-fences that need files or processes (tools/site/fences.py).
+"""Learner mode on the site: the chapter "Rebuild it yourself" holds an editor with the
+skeleton, and Check runs the book's checks against it in the reader's browser
+(tools/learn/in_page.py, in the page's Python). This file does the build's part: the
+editor's place in the page, its data, and the book as one zip for the page's Python: the
+chapters, the tools that tools/learn/in_page.py imports, found by reading their imports,
+and the pure-Python packages tools/chapter.py parses Markdown with.
 """
 
 from __future__ import annotations
 
+import ast
 import html
-import json
-import os
-import sys
 from pathlib import Path
 
 from tools import DOCS, ENGINE, ROOT, relative
 from tools.chapter import Chapter, chapters
-from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
-from tools.learn.diagnose import diagnosis
+from tools.learn.child import DEFAULT_TIMEOUT
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
-from tools.learn.table import chapter_result, progress_table
-from tools.site.fences import blocked
+from tools.site.page_data import element as data_element
+from tools.site.runtime import zipped
 
 PAGE = "15-rebuild-it-yourself.md"
 # The placeholder: the paragraph of the chapter that starts with these words.
 PLACEHOLDER = "On the book's site, this paragraph is an editor"
 BUNDLE = "assets/learner/book.zip"  # in the built site
 TIME_LIMIT = round(DEFAULT_TIMEOUT)  # seconds a chapter may run in the page, as in a terminal
-BOOK_TOOLS = (
-    "tools/__init__.py",
-    "tools/chapter.py",
-    "tools/page/__init__.py",
-    "tools/page/kernel.py",
-    "tools/page/run.py",
-    "tools/learner.py",
-    *(f"tools/learn/{path.name}" for path in sorted((ROOT / "tools" / "learn").glob("*.py"))),
-    "tools/notebook.py",
-    "tools/tangle.py",
-    "tools/site/__init__.py",
-    "tools/site/fences.py",
-    "tools/site/learner.py",
-)
+IN_PAGE = "tools.learn.in_page"  # what the page's Python runs for learner mode
 PACKAGES = ("markdown", "markdown_it", "mdurl")  # what tools/chapter.py imports, pure Python
 PACKAGES_DIR = "packages"  # in the zip, beside tools/ and docs/
+
+
+def _file(module: str) -> Path | None:
+    """The file of a module of this repository (``tools.learn`` -> its __init__.py)."""
+    path = ROOT / module.replace(".", "/")
+    found = [p for p in (path.with_suffix(".py"), path / "__init__.py") if p.is_file()]
+    return found[0] if found else None
+
+
+def imported_by(module: str) -> list[str]:
+    """The repository's files that ``module`` needs: itself, the packages it is in, and
+    every module of the repository they import, at any depth, as paths from the root."""
+    files, waiting = set(), [module]
+    while waiting:
+        name = waiting.pop()
+        path = _file(name)
+        if path is None or path in files:
+            continue
+        files.add(path)
+        parts = name.split(".")
+        waiting += [".".join(parts[:i]) for i in range(1, len(parts))]  # its packages
+        package = name if path.name == "__init__.py" else ".".join(parts[:-1])
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                waiting += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+                base = ".".join(p for p in (base, node.module or "") if p)
+                waiting += [base, *(f"{base}.{alias.name}" for alias in node.names)]
+    return sorted(path.relative_to(ROOT).as_posix() for path in files)
 
 
 # --- while the site is built ------------------------------------------------------------
@@ -52,10 +65,8 @@ PACKAGES_DIR = "packages"  # in the zip, beside tools/ and docs/
 
 def book_zip(docs: Path = DOCS) -> bytes:
     """The book as the page's Python needs it: chapters, tools, and their packages."""
-    from tools.site.runtime import zipped  # the build's only: not in the zip
-
     files = {f"docs/{chapter.name}": chapter.read_bytes() for chapter in sorted(docs.glob("*.md"))}
-    files.update({name: (ROOT / name).read_bytes() for name in BOOK_TOOLS})
+    files.update({name: (ROOT / name).read_bytes() for name in imported_by(IN_PAGE)})
     for package in PACKAGES:
         folder = Path(__import__(package).__file__).parent
         for path in sorted(folder.rglob("*.py")):
@@ -88,8 +99,6 @@ def page_data(docs: Path, href) -> dict:
 def learner_html(content: str, data: dict, assets: str) -> tuple[str, bool]:
     """The page's HTML with the placeholder paragraph replaced by the learner's place, and
     whether the placeholder was found. ``assets``: the site's assets/ folder from the page."""
-    from tools.site.page_data import element as data_element  # the build's only: not in the zip
-
     start = content.find(f"<p>{PLACEHOLDER}")
     if start < 0:
         return content, False
@@ -110,59 +119,3 @@ def install_bundle(site: Path, docs: Path = DOCS) -> None:
     target = site / BUNDLE
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(book_zip(docs))
-
-
-# --- in the page's Python (the zip unpacked, its folder and packages/ on sys.path) -------
-
-
-def _blocked(chapter: Path) -> frozenset[int]:
-    """The cells of ``chapter`` that the page's Python cannot run (tools/site/fences.py)."""
-    cells = Chapter.read(chapter).cells
-    return frozenset(i for i, why in enumerate(blocked([c.fence for c in cells])) if why)
-
-
-WORKING = "/tmp/learner"  # in the page's Python: where the learner's micrograd.py is written
-
-
-def _engine_file(engine: str, folder: str) -> Path:
-    """Write the learner's engine where the checks import it from: ``micrograd.py`` in
-    ``folder``, made the working folder, so that messages name it as the learner does."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    if Path.cwd() != folder:
-        sys.path.insert(0, os.getcwd())  # the page's own Python files stay importable
-        os.chdir(folder)
-    path = Path(ENGINE)
-    path.write_text(engine, encoding="utf-8")
-    return path
-
-
-def check_in_page(name: str, engine: str, tell, folder: str = WORKING) -> None:
-    """Run chapter ``name`` against the engine's text, calling ``tell(json_text)`` per event
-    (tools/learn/child.py's ``run_chapter``)."""
-    chapter = DOCS / name
-    run_chapter(
-        chapter,
-        _engine_file(engine, folder),
-        lambda **event: tell(json.dumps(event)),
-        skip=_blocked(chapter),
-    )
-
-
-def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING) -> str:
-    """The table `learn` prints for the chapters run so far: ``runs`` is JSON, a list of
-    {"chapter": name, "events": [...], "stopped": why or null}. With ``diagnose``, the
-    function to fix is found first (rerunning the failing chapter, in this process)."""
-    path = _engine_file(engine, folder)
-    results = []
-    for run in json.loads(runs):
-        chapter = DOCS / run["chapter"]
-        events, stopped = run["events"], run["stopped"]
-        results.append(chapter_result(chapter, events, stopped, _blocked(chapter)))
-    if diagnose:
-
-        def find(chapter: Path, index: int) -> str | None:
-            return diagnosis(chapter, path, index)
-
-        results = diagnosed(results, path, DEFAULT_TIMEOUT, find=find)
-    return progress_table(results, ENGINE)

@@ -1,6 +1,6 @@
 // Learner mode in the page: an editor holding the learner's engine, and Check, which runs
 // the book's checks against it in the page's Python, chapter by chapter, with the table
-// that `python3 tools/dev.py learn` prints (tools/learner.py, run by tools/site/learner.py
+// that `python3 tools/dev.py learn` prints (tools/learner.py, run by tools/learn/in_page.py
 // in the Pyodide worker of the Run buttons, docs/assets/notebook/worker.js).
 //
 // The page carries what it needs as JSON (a hidden element, .learner-data, written while

@@ -172,7 +172,7 @@ async function draw(event) {
   }
 }
 
-// --- learner mode: the book's checks against a learner's engine (tools/site/learner.py) ---
+// --- learner mode: the book's checks against a learner's engine (tools/learn/in_page.py) ---
 //
 // In:  {kind: "learn-load", bundle}  the book's zip, unpacked beside page.zip
 //      {kind: "learn", chapter, engine}  run one chapter against the engine's text
@@ -180,7 +180,7 @@ async function draw(event) {
 // Out: {kind: "learn-event", event} for each check the chapter starts, passes or fails;
 //      then {kind: "learned"}, {kind: "learn-table", table}, or {kind: "broken", error}.
 
-let learner = null; // tools.site.learner, in the page's Python
+let learner = null; // tools.learn.in_page, in the page's Python
 
 const LEARNER = {
   "learn-load": async ({ bundle }) => {
@@ -194,11 +194,11 @@ const LEARNER = {
     // learner mode's modules are imported with more, once, before any check runs.
     limitStack(python, IMPORT_STACK);
     try {
-      python.runPython("import tools.learner, tools.site.fences, tools.site.learner");
+      python.runPython("import tools.learn.in_page");
     } finally {
       limitStack(python);
     }
-    learner = python.pyimport("tools.site.learner");
+    learner = python.pyimport("tools.learn.in_page");
     postMessage({ kind: "learned" });
   },
   learn: async ({ chapter, engine }) => {

@@ -1,0 +1,73 @@
+"""Learner mode in the page's Python: the book's checks against the engine a reader wrote in
+the chapter "Rebuild it yourself", run by the same code as in a terminal (tools/learn/),
+from the book as one zip (tools/site/learner.py) unpacked beside the page's own Python.
+What a browser lacks is all that differs: no processes (each chapter runs in the worker,
+which the page ends at its time limit), and no fences that need files or processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from tools import DOCS, ENGINE
+from tools.chapter import Chapter
+from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
+from tools.learn.diagnose import diagnosis
+from tools.learn.table import chapter_result, progress_table
+from tools.notebook import blocked
+
+
+def _blocked(chapter: Path) -> frozenset[int]:
+    """The cells of ``chapter`` that the page's Python cannot run."""
+    cells = Chapter.read(chapter).cells
+    return frozenset(i for i, why in enumerate(blocked([c.fence for c in cells])) if why)
+
+
+WORKING = "/tmp/learner"  # in the page's Python: where the learner's micrograd.py is written
+
+
+def _engine_file(engine: str, folder: str) -> Path:
+    """Write the learner's engine where the checks import it from: ``micrograd.py`` in
+    ``folder``, made the working folder, so that messages name it as the learner does."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    if Path.cwd() != folder:
+        sys.path.insert(0, os.getcwd())  # the page's own Python files stay importable
+        os.chdir(folder)
+    path = Path(ENGINE)
+    path.write_text(engine, encoding="utf-8")
+    return path
+
+
+def check_in_page(name: str, engine: str, tell, folder: str = WORKING) -> None:
+    """Run chapter ``name`` against the engine's text, calling ``tell(json_text)`` per event
+    (tools/learn/child.py's ``run_chapter``)."""
+    chapter = DOCS / name
+    run_chapter(
+        chapter,
+        _engine_file(engine, folder),
+        lambda **event: tell(json.dumps(event)),
+        skip=_blocked(chapter),
+    )
+
+
+def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING) -> str:
+    """The table `learn` prints for the chapters run so far: ``runs`` is JSON, a list of
+    {"chapter": name, "events": [...], "stopped": why or null}. With ``diagnose``, the
+    function to fix is found first (rerunning the failing chapter, in this process)."""
+    path = _engine_file(engine, folder)
+    results = []
+    for run in json.loads(runs):
+        chapter = DOCS / run["chapter"]
+        events, stopped = run["events"], run["stopped"]
+        results.append(chapter_result(chapter, events, stopped, _blocked(chapter)))
+    if diagnose:
+
+        def find(chapter: Path, index: int) -> str | None:
+            return diagnosis(chapter, path, index)
+
+        results = diagnosed(results, path, DEFAULT_TIMEOUT, find=find)
+    return progress_table(results, ENGINE)
