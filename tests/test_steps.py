@@ -216,6 +216,31 @@ def test_the_page_data_lights_boxes_the_figure_has(recordings, name):
     assert page_data.read(made, f'data-steps="{name}"') == [data]
 
 
+@pytest.mark.parametrize("name", STEPPED)
+def test_each_step_lights_the_box_that_runs_and_the_boxes_it_sends_to(recordings, name):
+    """At every step, the lit boxes read (in the figure's own text) the node whose
+    _backward() runs and the operands it sends to: not any other box of the figure."""
+    elements = svg_elements(name)
+    data = steps.page_data(name, recordings[name])
+
+    def said(boxes) -> list[str]:  # each box's first word: the node's name or its operation
+        return sorted(texts(elements[box])[0].split()[0].rstrip(":") for box in boxes)
+
+    for t, track in enumerate(recordings[name]):
+        recording = track.recording
+
+        def shown(node: int, boxes=track.boxes) -> str:  # how the figure labels a node
+            return said([boxes[node]])[0]
+
+        for position, step in enumerate(recording.steps, start=1):
+            lit = data["positions"][position]["tracks"][t]
+            where = f"figures/{name}.svg, track {t + 1}, step {position}"
+            if step.node in track.boxes:
+                assert said(lit["active"]) == [shown(step.node)], where
+            sent_to = {edge.operand for edge in step.edges if edge.operand in track.boxes}
+            assert said(lit["receives"]) == sorted(shown(node) for node in sent_to), where
+
+
 def test_a_caption_says_what_a_step_sends_and_what_it_adds_up_to(recordings):
     [careless, _, topological] = recordings["03-careless-walk"]
     assert steps.caption(topological, 4) == (
