@@ -29,6 +29,14 @@
 // that runs says so ("running fence 2 of 5") and carries the Stop button. Stop terminates
 // the worker; the next Run starts a fresh one and runs the fences above again. Without
 // the fence data (a site built without the runtime) this script does nothing.
+//
+// Learner mode (docs/assets/learner/learner.js, on the chapter "Rebuild it yourself")
+// checks in this same worker: one Python per tab. It reaches it as window.bookPython
+// (warm, ready, post, end, and a second listener slot, `learner`, which gets the messages
+// whose kind starts with "learn"; "broken", and a Stop, reach both listeners). Its
+// messages wait in the worker behind a fence that runs; when it ends the worker (a chapter
+// over its time limit), the notebook sees a new worker at its next Run and opens the
+// chapter again there.
 
 (function () {
   "use strict";
@@ -56,7 +64,11 @@
     return node;
   }
 
-  class Stopped extends Error {}
+  class Stopped extends Error {
+    constructor() {
+      super("stopped by a fence's Stop button");
+    }
+  }
 
   // The page's Python: one worker for the visit, whichever chapter is shown.
   const python = {
@@ -66,6 +78,12 @@
     isReady: false,
     progress: "", // how far the start has come, in words
     listener: null, // the Notebook of the page shown
+    learner: null, // learner mode's Python (learner.js), on the page that has it
+
+    // The reader reaches for Python: start it, if it is not loaded or loading.
+    warm() {
+      if (this.worker === null && location.protocol !== "file:") this.start();
+    },
 
     start() {
       this.worker = new Worker(new URL("worker.js", here), { type: "module" });
@@ -90,20 +108,31 @@
         this.progress = `loading Python ${message.step}/${message.of}: ${message.what}…`;
         if (this.listener) this.listener.progress(this.progress);
       } else if (message.kind === "broken") this.broken(message.error);
+      else if (message.kind.startsWith("learn")) this.learner?.receive(message);
       else if (this.listener) this.listener.receive(message);
     },
 
     broken(error) {
+      if (this.worker === null) return;
       const first = String(error).split("\n")[0];
       const failure = new Error(`The page's Python stopped: ${first}. The next Run starts it afresh.`);
       this.loaded.reject(failure);
       if (this.listener) this.listener.broken(failure);
+      if (this.learner) this.learner.broken(String(error));
       this.discard();
     },
 
+    // A fence's Stop: the worker ends; a learner's check waiting in it is told so.
     stop() {
-      this.loaded.reject(new Stopped());
+      const stopped = new Stopped();
+      this.loaded.reject(stopped);
+      if (this.learner) this.learner.broken(stopped.message);
       this.discard();
+    },
+
+    // Learner mode ends the worker (a chapter over its time limit): `why`, to a Run waiting.
+    end(why) {
+      this.broken(why);
     },
 
     discard() {
@@ -407,8 +436,7 @@
 
     // The reader reaches for a fence: start loading Python, if it is not loaded or loading.
     warm() {
-      if (python.worker !== null || location.protocol === "file:") return;
-      python.start();
+      python.warm();
     }
 
     // Another page is shown: a fence still running stops (its worker ends; a Run that only
@@ -584,6 +612,9 @@
     }
     current = new Notebook(page, blocks);
   }
+
+  // For learner mode (docs/assets/learner/learner.js): the same Python, not a second one.
+  window.bookPython = python;
 
   bookPage.onPage(setup); // docs/assets/page/page.js
 })();
