@@ -158,7 +158,9 @@ def test_learner_mode_shares_the_python_of_the_run_buttons(open_page, site_url):
     assert states(tab)[first] == "ran" and len(python_workers(tab)) == 1
 
     book = (ROOT / ENGINE).read_text(encoding="utf-8")
-    endless = book.replace("        self.grad = 0.0\n", "        while True:\n            pass\n", 1)
+    endless = book.replace(
+        "        self.grad = 0.0\n", "        while True:\n            pass\n", 1
+    )
     for visit in range(2):
         next_chapter_to(tab, ROOT / "docs" / PAGE)
         tab.wait_for_selector(".learner[data-state=idle]", state="attached")
