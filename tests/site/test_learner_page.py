@@ -179,4 +179,15 @@ def test_learner_mode_shares_the_python_of_the_run_buttons(open_page, site_url):
     tab.locator(".learner .cm-content").fill(book)
     assert f"Every check passes against {ENGINE}" in _check(tab, VALUE_CHAPTER.name)
     assert len(python_workers(tab)) == 1
+
+    # A fence's Stop (the worker ends) while a check runs answers the check: it says so.
+    tab.locator(".learner .cm-content").fill(endless)
+    tab.select_option(".learner-chapter", VALUE_CHAPTER.name)
+    tab.click(".learner-check")
+    tab.wait_for_selector(".learner[data-state=checking]", state="attached")
+    tab.evaluate("bookPython.stop()")  # what a fence's Stop button does
+    tab.wait_for_selector(".learner[data-state=idle]", state="attached", timeout=RUN_TIMEOUT)
+    table = tab.locator(".learner-table").text_content()
+    assert "the page's Python stopped: stopped by a fence's Stop button" in table, table
+    assert len(python_workers(tab)) == 1
     assert_clean(tab, PAGE)
