@@ -79,6 +79,7 @@
       this.bundle = bundle;
       this.waiting = null; // {resolve, onEvent, limit, timer} of the message being answered
       this.left = false; // another page is shown
+      this.worker = null; // the worker its last message went to
     }
 
     get starting() {
@@ -101,7 +102,7 @@
       else if (message.kind === "learn-table") this.answer({ table: message.table });
     }
 
-    // The worker ended (it broke, or a fence's Stop ended it): the message is not answered.
+    // The worker ended (it broke, or a fence's Stop ended it): it will not answer.
     broken(error) {
       this.answer({ broken: error });
     }
@@ -115,17 +116,20 @@
       waiting.resolve(answer);
     }
 
+    // End the worker this asked, unless it has ended already (and another has started).
     end(why) {
       const python = window.bookPython;
-      if (python && python.worker && python.worker === loadedInto) python.end(why);
+      if (python && python.worker && python.worker === this.worker) python.end(why);
     }
 
-    // Another page is shown: a check still running ends the worker, as a fence's Run does.
+    // Another page is shown: a check still running ends the worker, as a fence's Run does,
+    // and is answered so (the check then stops at its next step).
     leave() {
       this.left = true;
       if (this.waiting) {
-        this.waiting = null;
-        this.end("the page was left during a check");
+        const why = "the page was left during a check";
+        this.end(why);
+        this.answer({ broken: why });
       }
       if (window.bookPython?.learner === this) window.bookPython.learner = null;
     }
@@ -135,6 +139,7 @@
     ask(message, limit, onEvent) {
       return new Promise((resolve) => {
         this.waiting = { resolve, onEvent, limit, timer: null };
+        this.worker = shared().worker;
         shared().post(message);
       });
     }
@@ -149,6 +154,7 @@
       } catch (error) {
         throw new Error(`the page's Python could not start: ${gist(error.message || error)}`);
       }
+      if (this.left) throw new Error("the page was left");
       if (loadedInto !== python.worker) {
         const worker = python.worker;
         const loaded = await this.ask({ kind: "learn-load", bundle: this.bundle });
