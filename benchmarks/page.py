@@ -136,6 +136,16 @@ def _learner_check(tab) -> None:
     tab.wait_for_selector(f'.learner[data-checked="{done}"]', state="attached", timeout=600_000)
 
 
+def _follow(tab, way: str) -> None:
+    """Follow the footer's "next" or "prev" link, until the page it leads to is shown (its
+    footer links back to the page left: instant navigation has swapped it in)."""
+    back = {"next": "prev", "prev": "next"}[way]
+    was = tab.url
+    tab.locator(f"a.md-footer__link--{way}").click()
+    shown = f"url => document.querySelector('a.md-footer__link--{back}')?.href === url"
+    tab.wait_for_function(shown, arg=was)
+
+
 def memory(browser, url: str) -> list[tuple[str, float, float, int]]:
     """(step, renderers' RSS MiB, page's JS heap MiB, Python workers) over the visit."""
     from tools.site.learner import PAGE
@@ -149,35 +159,33 @@ def memory(browser, url: str) -> list[tuple[str, float, float, int]]:
     learner = PAGE.removesuffix(".md") + ".html"
     while True:
         shown = tab.url.rsplit("/", 1)[-1]
+        done = "read"
         if tab.locator(".notebook-run-all").count():
+            done = "Run all"
             tab.wait_for_selector("body[data-notebook=idle]", state="attached")
             tab.click(".notebook-run-all")
             tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=600_000)
         if shown == learner:
             _learner_check(tab)
+            done = "a Check"
         found.append(
             (
-                f"{shown}, Run all" if shown != learner else f"{shown}, a Check",
+                f"{shown}, {done}",
                 *_memory_now(tab, cdp),
                 workers(),
             )
         )
+        print(*found[-1], file=sys.stderr, flush=True)  # as it goes
         following = tab.locator("a.md-footer__link--next")
         if not following.count():
             break
-        following.click()
-        tab.wait_for_function("url => location.href !== url", arg=tab.url)
+        _follow(tab, "next")
     found[-1] = (f"every page ({found[-1][0]})", *found[-1][1:])
     while not tab.url.endswith("/" + learner):  # back to learner mode's chapter
-        was = tab.url
-        tab.locator("a.md-footer__link--prev").click()
-        tab.wait_for_function("url => location.href !== url", arg=was)
+        _follow(tab, "prev")
     for k in range(5):
-        was = tab.url
-        tab.locator("a.md-footer__link--prev").click()
-        tab.wait_for_function("url => location.href !== url", arg=was)
-        tab.locator("a.md-footer__link--next").click()
-        tab.wait_for_url("**/" + learner)
+        _follow(tab, "prev")
+        _follow(tab, "next")
         _learner_check(tab)
         editors = tab.locator(".learner .cm-editor").count()
         found.append(
@@ -187,6 +195,7 @@ def memory(browser, url: str) -> list[tuple[str, float, float, int]]:
                 workers(),
             )
         )
+        print(*found[-1], file=sys.stderr, flush=True)  # as it goes
     tab.context.close()
     return found
 
