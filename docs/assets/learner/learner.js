@@ -216,17 +216,20 @@
         numbered: true,
         onChange: (text) => this.typed(text),
       });
-      this.checkButton.addEventListener("click", () => this.check());
+      // Every listener goes when the page is left (setup, below).
+      this.leaving = new AbortController();
+      const page = { signal: this.leaving.signal };
+      this.checkButton.addEventListener("click", () => this.check(), page);
       // Python takes seconds to start: on the first sign that a Check is coming, start it.
       const warm = () => this.python.warm();
       for (const event of ["pointerenter", "focus"]) {
-        this.checkButton.addEventListener(event, warm);
-        this.chapter.addEventListener(event, warm);
+        this.checkButton.addEventListener(event, warm, page);
+        this.chapter.addEventListener(event, warm, page);
       }
-      this.downloadButton.addEventListener("click", () => this.download());
-      this.loadButton.addEventListener("click", () => this.file.click());
-      this.file.addEventListener("change", () => this.loadFile());
-      this.resetButton.addEventListener("click", () => this.reset());
+      this.downloadButton.addEventListener("click", () => this.download(), page);
+      this.loadButton.addEventListener("click", () => this.file.click(), page);
+      this.file.addEventListener("change", () => this.loadFile(), page);
+      this.resetButton.addEventListener("click", () => this.reset(), page);
       const last = JSON.parse(load(TABLE) || "null");
       if (last) this.show(last.table, this.lastCaption(last));
       root.dataset.state = "idle";
@@ -392,6 +395,7 @@
     if (current && !current.root.isConnected) {
       current.python.leave();
       current.editor.destroy();
+      current.leaving.abort();
       current = null;
     }
     const root = document.querySelector(".learner");

@@ -185,9 +185,10 @@
       this.status = element("span", "notebook-status");
       this.status.setAttribute("role", "status");
       this.stopButton.hidden = this.resetButton.hidden = true;
-      this.runButton.addEventListener("click", () => this.notebook.run(this.index));
-      this.stopButton.addEventListener("click", () => this.notebook.stop());
-      this.resetButton.addEventListener("click", () => this.reset());
+      const page = this.notebook.listening; // its listeners go when the page is left
+      this.runButton.addEventListener("click", () => this.notebook.run(this.index), page);
+      this.stopButton.addEventListener("click", () => this.notebook.stop(), page);
+      this.resetButton.addEventListener("click", () => this.reset(), page);
       this.bar.append(this.runButton, this.stopButton, this.resetButton, this.status);
 
       // What it printed, and how it failed: in place of its ```output block if it has one.
@@ -233,7 +234,7 @@
           event.preventDefault();
           event.stopPropagation();
         },
-        true,
+        { capture: true, ...this.notebook.listening },
       );
     }
 
@@ -412,6 +413,10 @@
     constructor(page, blocks) {
       this.page = page;
       this.chapter = page.chapter;
+      // Every listener set for the page, removed when it is left: Material keeps some of a
+      // left page's elements referenced, and a listener would keep this Notebook with them.
+      this.leaving = new AbortController();
+      this.listening = { signal: this.leaving.signal }; // addEventListener's options
       this.cells = page.fences.map((fence, index) => new Cell(this, fence, index, blocks[index]));
       this.worker = null; // the worker whose namespace is this page's (null: none is)
       this.target = null; // the fence whose Run is in progress
@@ -428,9 +433,9 @@
       const warm = () => this.warm();
       for (const cell of this.cells) {
         if (!cell.bar || cell.fence.blocked) continue;
-        cell.bar.addEventListener("pointerenter", warm);
-        cell.bar.addEventListener("focusin", warm);
-        cell.block.addEventListener("focusin", warm); // the fence's editor
+        cell.bar.addEventListener("pointerenter", warm, this.listening);
+        cell.bar.addEventListener("focusin", warm, this.listening);
+        cell.block.addEventListener("focusin", warm, this.listening); // the fence's editor
       }
     }
 
@@ -440,11 +445,12 @@
     }
 
     // Another page is shown: a fence still running stops (its worker ends; a Run that only
-    // waits for Python to load gives up, and Python loads on), the editors go.
+    // waits for Python to load gives up, and Python loads on), the editors and listeners go.
     leave() {
       this.left = true;
       if (this.waiting !== null) this.stop();
       for (const cell of this.cells) if (cell.editor) cell.editor.destroy();
+      this.leaving.abort();
       if (python.listener === this) python.listener = null;
       delete document.body.dataset.notebook;
       delete document.body.dataset.chapter;
@@ -474,9 +480,10 @@
       const runAll = button("notebook-run-all", "▶ Run all", "Run every fence from the top, in a fresh namespace");
       const restart = button("notebook-restart", "↻ Restart", "Forget what ran: the next Run starts from the top");
       const resetAll = button("notebook-reset-all", "↺ Reset all", "Put back the book's code in every fence");
-      runAll.addEventListener("click", () => last !== null && this.run(last, { all: true }));
-      restart.addEventListener("click", () => this.restart());
-      resetAll.addEventListener("click", () => runnable.forEach((c) => c.editor && c.reset()));
+      const page = this.listening;
+      runAll.addEventListener("click", () => last !== null && this.run(last, { all: true }), page);
+      restart.addEventListener("click", () => this.restart(), page);
+      resetAll.addEventListener("click", () => runnable.forEach((c) => c.editor && c.reset()), page);
       tools.append(runAll, restart, resetAll, element("span", "notebook-note", "The chapter's fences: one notebook."));
       const first = this.cells.find((c) => c.block);
       if (last !== null && first) first.block.before(tools);
