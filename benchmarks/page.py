@@ -161,10 +161,11 @@ def memory(browser, url: str) -> list[tuple[str, float, float, int]]:
         shown = tab.url.rsplit("/", 1)[-1]
         done = "read"
         if tab.locator(".notebook-run-all").count():
-            done = "Run all"
             tab.wait_for_selector("body[data-notebook=idle]", state="attached")
             tab.click(".notebook-run-all")
             tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=600_000)
+            ran = tab.locator(".notebook-bar[data-state=ran]").count()
+            done = f"Run all ({ran} of {tab.locator('.notebook-bar[data-state]').count()} ran)"
         if shown == learner:
             _learner_check(tab)
             done = "a Check"
