@@ -2,9 +2,10 @@
 skeleton, and Check runs the book's checks against it in the reader's browser.
 
 The checks are tools/learn/'s, run by the same code as in a terminal: the page's Python
-(Pyodide, in a worker: docs/assets/notebook/worker.js) gets the book itself as one zip,
-``assets/learner/book.zip``, made while the site is built (``book_zip``): the chapters,
-the tools that read and run them (tools/chapter.py, notebook.py, kernel.py, tangle.py,
+(Pyodide, in the worker of the page's Run buttons: docs/assets/notebook/worker.js) gets
+the book itself as one zip, ``assets/learner/book.zip``, made while the site is built
+(``book_zip``): the chapters, the tools that read and run them (tools/chapter.py,
+notebook.py, kernel.py, tangle.py,
 learner.py and learn/, and this file), and the pure-Python packages tools/chapter.py parses Markdown
 with, from the environment that builds the site. What differs from a terminal is only
 what a browser lacks:
