@@ -5,10 +5,9 @@ The checks are tools/learn/'s, run by the same code as in a terminal: the page's
 (Pyodide, in the worker of the page's Run buttons: docs/assets/notebook/worker.js) gets
 the book itself as one zip, ``assets/learner/book.zip``, made while the site is built
 (``book_zip``): the chapters, the tools that read and run them (tools/chapter.py,
-notebook.py, kernel.py, tangle.py,
-learner.py and learn/, and this file), and the pure-Python packages tools/chapter.py parses Markdown
-with, from the environment that builds the site. What differs from a terminal is only
-what a browser lacks:
+notebook.py, kernel.py, tangle.py, learner.py and learn/, and this file), and the
+pure-Python packages tools/chapter.py parses Markdown with, from the environment that
+builds the site. What differs from a terminal is only what a browser lacks:
 
 * no processes: each chapter runs in the worker (``check_in_page``), and the page ends
   the worker if a chapter outlasts its time limit (docs/assets/learner/learner.js);
