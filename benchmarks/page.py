@@ -2,6 +2,7 @@
 
     python3 tools/dev.py build                      # or any built site in site/
     .venv/bin/python -m benchmarks.page [SITE]     # prints a table; saves nothing
+    .venv/bin/python -m benchmarks.page --memory [SITE]   # only the tab's memory
 
 Measured (in the page, with performance.now(), median of REPEATS):
 
@@ -16,6 +17,17 @@ Measured (in the page, with performance.now(), median of REPEATS):
   (reached by the page's own "next" link, as a reader would: served, Material's instant
   navigation swaps the page in, and the Python of the first chapter serves the next ones);
   and how many times the visit asked for the worker and for Python's WebAssembly.
+
+And the tab's memory (``--memory``: only that), over one visit in a fresh browser: every
+page from the first, by the footer's "next" links, with Run all on each page that has
+it, and a Check of chapter 2 in learner mode; then five returns to learner mode's chapter
+(its "previous" link, then "next"), each with a Check. Two figures after each step: the
+resident memory (RSS) of the browser's renderer processes, read from /proc (the page and
+its workers, Python's WebAssembly included, live there), and the page's own JavaScript
+heap in use after a garbage collection (Chrome DevTools Protocol, Performance.getMetrics:
+JSHeapUsedSize; the workers' heaps are not in it). Debian's headless Chromium gives no
+performance.measureUserAgentSpecificMemory() without cross-origin isolation, which the
+site is not served with.
 
 The machine may be shared: look at the load average printed with the results.
 """
@@ -83,6 +95,137 @@ def python_start(browser, url: str, reach: float) -> tuple[list[tuple[str, float
     return times, {name: requested.count(name) for name in ("worker.js", "pyodide.asm.wasm")}
 
 
+def _renderers_rss() -> int:
+    """Bytes resident in the renderer processes started under this one (the browser's)."""
+    parents, rss = {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue  # ended meanwhile
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        if b"--type=renderer" in cmdline:
+            rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return sum(size for pid, size in rss.items() if ours(pid))
+
+
+def _memory_now(tab, cdp) -> tuple[float, float]:
+    """(MiB resident in the renderers, MiB of the page's JavaScript heap in use)."""
+    cdp.send("HeapProfiler.collectGarbage")
+    tab.wait_for_timeout(500)  # let the renderer settle after the collection
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return _renderers_rss() / 2**20, metrics["JSHeapUsedSize"] / 2**20
+
+
+def _learner_check(tab) -> None:
+    """A Check of chapter 2 in learner mode (the editor holds the skeleton: fast)."""
+    tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+    done = int(tab.locator(".learner").get_attribute("data-checked") or 0) + 1
+    tab.select_option(".learner-chapter", "02-the-value-atom.md")
+    tab.click(".learner-check")
+    tab.wait_for_selector(f'.learner[data-checked="{done}"]', state="attached", timeout=600_000)
+
+
+def _follow(tab, way: str) -> None:
+    """Follow the footer's "next" or "prev" link, until the page it leads to is shown (its
+    footer links back to the page left: instant navigation has swapped it in)."""
+    back = {"next": "prev", "prev": "next"}[way]
+    was = tab.url
+    tab.locator(f"a.md-footer__link--{way}").click()
+    shown = f"url => document.querySelector('a.md-footer__link--{back}')?.href === url"
+    tab.wait_for_function(shown, arg=was)
+
+
+def memory(browser, url: str) -> list[tuple[str, float, float, int]]:
+    """(step, renderers' RSS MiB, page's JS heap MiB, Python workers) over the visit."""
+    from tools.site.learner import PAGE
+
+    tab = browser.new_context().new_page()
+    cdp = tab.context.new_cdp_session(tab)
+    cdp.send("Performance.enable")
+    workers = lambda: sum(w.url.endswith("/notebook/worker.js") for w in tab.workers)  # noqa: E731
+    tab.goto(url + "/index.html")
+    found = [("index.html, loaded", *_memory_now(tab, cdp), workers())]
+    learner = PAGE.removesuffix(".md") + ".html"
+    while True:
+        shown = tab.url.rsplit("/", 1)[-1]
+        done = "read"
+        if tab.locator(".notebook-run-all").count():
+            tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+            tab.click(".notebook-run-all")
+            tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=600_000)
+            ran = tab.locator(".notebook-bar[data-state=ran]").count()
+            done = f"Run all ({ran} of {tab.locator('.notebook-bar[data-state]').count()} ran)"
+        if shown == learner:
+            _learner_check(tab)
+            done = "a Check"
+        found.append(
+            (
+                f"{shown}, {done}",
+                *_memory_now(tab, cdp),
+                workers(),
+            )
+        )
+        print(*found[-1], file=sys.stderr, flush=True)  # as it goes
+        following = tab.locator("a.md-footer__link--next")
+        if not following.count():
+            break
+        _follow(tab, "next")
+    found[-1] = (f"every page ({found[-1][0]})", *found[-1][1:])
+    while not tab.url.endswith("/" + learner):  # back to learner mode's chapter
+        _follow(tab, "prev")
+    for k in range(5):
+        _follow(tab, "prev")
+        _follow(tab, "next")
+        _learner_check(tab)
+        editors = tab.locator(".learner .cm-editor").count()
+        found.append(
+            (
+                f"return {k + 1} to {learner}, a Check ({editors} editor)",
+                *_memory_now(tab, cdp),
+                workers(),
+            )
+        )
+        print(*found[-1], file=sys.stderr, flush=True)  # as it goes
+    tab.context.close()
+    return found
+
+
+def print_memory(found) -> None:
+    print("| step of the visit | renderers' RSS | page's JS heap | Python workers |")
+    print("|---|---:|---:|---:|")
+    for step, rss, heap, workers in found:
+        print(f"| {step} | {rss:.0f} MiB | {heap:.1f} MiB | {workers} |")
+
+
+def launch(playwright):
+    return playwright.chromium.launch(
+        executable_path=shutil.which("chromium"), args=["--no-sandbox"]
+    )
+
+
+def main_memory(site: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with serve(site) as url, sync_playwright() as playwright:
+        browser = launch(playwright)
+        found = memory(browser, url)
+        browser.close()
+    load = os.getloadavg()
+    print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print_memory(found)
+
+
 def main(site: Path) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -90,9 +233,7 @@ def main(site: Path) -> None:
     viz = sum((site / place).stat().st_size for place in VIZ.files.values())
     python = (site / PAGE_ZIP).stat().st_size
     with serve(site) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=shutil.which("chromium"), args=["--no-sandbox"]
-        )
+        browser = launch(playwright)
         tab = browser.new_page()
         requested: list[str] = []
         tab.on("request", lambda request: requested.append(request.url))
@@ -138,6 +279,7 @@ def main(site: Path) -> None:
             bar.locator(".notebook-run").click()
             redraws.append(tab.evaluate("window.__live"))
         started = {reach: python_start(browser, url, reach) for reach in (0.0, 1.0)}
+        found = memory(browser, url)
         browser.close()
     load = os.getloadavg()
     print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
@@ -159,7 +301,11 @@ def main(site: Path) -> None:
             )
         said = ", ".join(f"{name}: {count}" for name, count in asked.items())
         print(f"| requests in that visit of {len(times)} chapters | {said} | |")
+    print()
+    print_memory(found)
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "site")
+    only_memory = "--memory" in sys.argv[1:]
+    given = [arg for arg in sys.argv[1:] if arg != "--memory"]
+    (main_memory if only_memory else main)(Path(given[0]) if given else ROOT / "site")

@@ -4,7 +4,9 @@ the book's engine passes every counted check, a broken or endless engine is repo
 was typed and the last table survive a reload, the download is the editor's text.
 
 One page and one Python for the whole story, to keep the browser's time small; the table
-of typical bugs is tested in the terminal (tests/test_learner_bugs.py).
+of typical bugs is tested in the terminal (tests/test_learner_bugs.py). Learner mode checks
+in the Python of the Run buttons (one worker per tab), and a visit that leaves the chapter
+and comes back leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ import re
 
 import pytest
 
-from tests.helpers.browser import RUN_TIMEOUT, assert_clean, editor_text
+from tests.helpers.browser import (
+    RUN_TIMEOUT,
+    assert_clean,
+    editor_text,
+    next_chapter_to,
+    python_workers,
+    run,
+    states,
+)
 from tools import ENGINE, ROOT
 from tools.learn.child import check
 from tools.learn.counted import engine_checks, engine_names
@@ -21,9 +31,11 @@ from tools.learn.in_page import _blocked
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
 from tools.learn.table import progress_table
+from tools.site.fences import page_fences
 from tools.site.learner import PAGE, PLACEHOLDER
 
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
+BEFORE = ROOT / "docs" / "14-retention.md"  # the chapter before learner mode's: it has Runs
 ASSIGNED = ("operand.grad += local * grad", "operand.grad = local * grad")  # = for +=
 
 
@@ -60,6 +72,7 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     mine = tmp_path / ENGINE
     mine.write_text(skeleton(), encoding="utf-8")
     assert _check(tab, VALUE_CHAPTER.name) == progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
+    assert len(python_workers(tab)) == 1  # the Run buttons' Python: no second one
 
     # A planted bug: Read next names the section that explains it, linked on the site.
     book = (ROOT / ENGINE).read_text(encoding="utf-8")
@@ -96,6 +109,7 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     editor.fill(endless)
     table = _check(tab, VALUE_CHAPTER.name, limit=3)
     assert "timed out after 3 s: an endless loop?" in table, table
+    assert len(python_workers(tab)) == 1  # the one ended, a fresh one made the table
 
     # What was typed survives a reload, and so does the last table; the download is it.
     editor.fill(planted)
@@ -132,3 +146,49 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     tab.click(".learner-reset")
     assert editor_text(editor) == skeleton() and asked[2].startswith("Discard your engine")
     assert_clean(tab, PAGE)  # and no request left the machine
+
+
+@pytest.mark.usefixtures("runtime")
+def test_learner_mode_shares_the_python_of_the_run_buttons(open_page, site_url):
+    """A Run in the chapter before, a Check that ends the worker in learner mode's, a Run
+    back there, and learner mode's chapter again: one worker all along, one editor."""
+    first = page_fences(BEFORE)["fences"][1]["line"]
+    tab = open_page(f"{site_url}/{BEFORE.stem}.html")
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    run(tab, first)
+    assert states(tab)[first] == "ran" and len(python_workers(tab)) == 1
+
+    book = (ROOT / ENGINE).read_text(encoding="utf-8")
+    endless = book.replace(
+        "        self.grad = 0.0\n", "        while True:\n            pass\n", 1
+    )
+    for visit in range(2):
+        next_chapter_to(tab, ROOT / "docs" / PAGE)
+        tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+        assert tab.locator(".learner .cm-editor").count() == 1, f"visit {visit + 1}"
+        assert len(python_workers(tab)) == 1, f"visit {visit + 1}"
+        if visit == 0:  # a chapter over the time limit ends the worker the Runs had
+            tab.locator(".learner .cm-content").fill(endless)
+            assert "timed out after 3 s" in _check(tab, VALUE_CHAPTER.name, limit=3)
+            assert len(python_workers(tab)) == 1
+            tab.locator("a.md-footer__link--prev").click()
+            shown = f'body[data-notebook=idle][data-chapter="{page_fences(BEFORE)["chapter"]}"]'
+            tab.wait_for_selector(shown, state="attached")
+            run(tab, first)  # in the new worker: the chapter is opened there
+            assert states(tab)[first] == "ran" and len(python_workers(tab)) == 1
+    # Back again, a Check runs in the worker the book's zip is already in.
+    tab.locator(".learner .cm-content").fill(book)
+    assert f"Every check passes against {ENGINE}" in _check(tab, VALUE_CHAPTER.name)
+    assert len(python_workers(tab)) == 1
+
+    # A fence's Stop (the worker ends) while a check runs answers the check: it says so.
+    tab.locator(".learner .cm-content").fill(endless)
+    tab.select_option(".learner-chapter", VALUE_CHAPTER.name)
+    tab.click(".learner-check")
+    tab.wait_for_selector(".learner[data-state=checking]", state="attached")
+    tab.evaluate("bookPython.stop()")  # what a fence's Stop button does
+    tab.wait_for_selector(".learner[data-state=idle]", state="attached", timeout=RUN_TIMEOUT)
+    table = tab.locator(".learner-table").text_content()
+    assert "the page's Python stopped: stopped by a fence's Stop button" in table, table
+    assert len(python_workers(tab)) == 1
+    assert_clean(tab, PAGE)

@@ -1,7 +1,8 @@
 // Learner mode in the page: an editor holding the learner's engine, and Check, which runs
 // the book's checks against it in the page's Python, chapter by chapter, with the table
 // that `python3 tools/dev.py learn` prints (tools/learner.py, run by tools/learn/in_page.py
-// in the Pyodide worker of the Run buttons, docs/assets/notebook/worker.js).
+// in the Pyodide worker of the Run buttons, docs/assets/notebook/worker.js: the same
+// worker, window.bookPython, not a second Python).
 //
 // The page carries what it needs as JSON (a hidden element, .learner-data, written while
 // the site is built; read with bookPage.data, docs/assets/page/page.js): the skeleton, the chapters with checks, and where each chapter and
@@ -10,7 +11,9 @@
 // rebuilt site. Nothing is sent anywhere; Download and Load are the browser's own.
 //
 // A chapter that runs longer than the stated time limit (data-limit, in seconds) is
-// stopped by ending the worker; the table says so, and the next chapter gets a fresh one.
+// stopped by ending the worker; the table says so, and the next chapter gets a fresh one
+// (and the page's Run buttons too: their next Run opens the chapter in it). A Check asked
+// while a fence runs waits for it; a fence's Stop ends the check's chapter too.
 
 (function () {
   "use strict";
@@ -19,7 +22,6 @@
   // swapped in: the first run does the work on every page (setup, below).
   if (window.bookLearner) return;
   window.bookLearner = true;
-  const here = new URL(".", document.currentScript.src);
   const STORED = "literate-micrograd:learner:engine"; // the engine, as typed
   const TABLE = "literate-micrograd:learner:table"; // {table, engine, chapter} of the last Check
   const TABLE_LIMIT = 120; // seconds to make the table and find what to read next
@@ -61,34 +63,48 @@
     }
   }
 
-  // The page's Python for learner mode: one worker, started on the first Check and kept
-  // for the next one; ended when a chapter outlasts the limit.
+  // The page's Python, shared with the Run buttons (window.bookPython, from
+  // docs/assets/notebook/notebook.js, which loads after this script on the first page):
+  // one worker per tab. The book's zip is loaded into it on the first Check, and again in
+  // the next worker if this one ends; a chapter that outlasts the limit ends it.
+  let loadedInto = null; // the worker the book's zip was loaded into
+
+  function shared() {
+    if (!window.bookPython) throw new Error("the page's Python is missing (assets/notebook/notebook.js)");
+    return window.bookPython;
+  }
+
   class Python {
     constructor(bundle) {
       this.bundle = bundle;
-      this.worker = null;
-      this.ready = null;
-      this.waiting = null; // {resolve, onEvent, timer} of the message being answered
+      this.waiting = null; // {resolve, onEvent, limit, timer} of the message being answered
+      this.left = false; // another page is shown
+      this.worker = null; // the worker its last message went to
     }
 
-    start() {
-      this.worker = new Worker(new URL("../notebook/worker.js", here), { type: "module" });
-      this.worker.onmessage = (event) => this.receive(event.data);
-      this.worker.onerror = (event) => this.answer({ broken: event.message || "the worker failed" });
-      this.ready = new Promise((resolve) => {
-        this.waiting = { resolve, onEvent: null, timer: null, loading: true };
-      }).then((answer) => (answer.broken ? answer : this.ask({ kind: "learn-load", bundle: this.bundle })));
-      return this.ready;
+    get starting() {
+      return !window.bookPython?.worker;
+    }
+
+    warm() {
+      if (location.protocol !== "file:") shared().warm();
     }
 
     receive(message) {
       if (!this.waiting) return;
       if (message.kind === "learn-event") {
         if (this.waiting.onEvent) this.waiting.onEvent(message.event);
-      } else if (message.kind === "ready" && this.waiting.loading) this.answer({});
-      else if (message.kind === "broken") this.answer({ broken: message.error });
-      else if (message.kind === "learned") this.answer({});
+      } else if (message.kind === "learn-start" && this.waiting.limit) {
+        // The time limit counts from here: the message may have waited behind a fence.
+        const answer = () => this.answer({ timeout: true });
+        this.waiting.timer = setTimeout(answer, this.waiting.limit * 1000);
+      } else if (message.kind === "learned") this.answer({});
       else if (message.kind === "learn-table") this.answer({ table: message.table });
+    }
+
+    // The worker ended (it broke, or a fence's Stop ended it): it will not answer.
+    broken(error) {
+      this.answer({ broken: error });
     }
 
     answer(answer) {
@@ -96,29 +112,55 @@
       if (!waiting) return;
       this.waiting = null;
       clearTimeout(waiting.timer);
-      if (answer.broken || answer.timeout) this.end();
+      if (answer.timeout) this.end("a check in learner mode ran out of time");
       waiting.resolve(answer);
     }
 
-    end() {
-      if (this.worker) this.worker.terminate();
-      this.worker = null;
-      this.ready = null;
+    // End the worker this asked, unless it has ended already (and another has started).
+    end(why) {
+      const python = window.bookPython;
+      if (python && python.worker && python.worker === this.worker) python.end(why);
+    }
+
+    // Another page is shown: a check still running ends the worker, as a fence's Run does,
+    // and is answered so (the check then stops at its next step).
+    leave() {
+      this.left = true;
+      if (this.waiting) {
+        const why = "the page was left during a check";
+        this.end(why);
+        this.answer({ broken: why });
+      }
+      if (window.bookPython?.learner === this) window.bookPython.learner = null;
     }
 
     // Send a message; the answer is {} or {table}, {broken: error}, or {timeout: true}
-    // after `limit` seconds (the worker is then ended).
+    // after `limit` seconds of running (the worker is then ended).
     ask(message, limit, onEvent) {
       return new Promise((resolve) => {
-        const timer = limit ? setTimeout(() => this.answer({ timeout: true }), limit * 1000) : null;
-        this.waiting = { resolve, onEvent, timer };
-        this.worker.postMessage(message);
+        this.waiting = { resolve, onEvent, limit, timer: null };
+        this.worker = shared().worker;
+        shared().post(message);
       });
     }
 
     async call(message, limit, onEvent) {
-      const loaded = await (this.ready || this.start());
-      if (loaded.broken) throw new Error(`the page's Python could not start: ${gist(loaded.broken)}`);
+      if (this.left) throw new Error("the page was left");
+      const python = shared();
+      python.learner = this;
+      python.warm();
+      try {
+        await python.ready;
+      } catch (error) {
+        throw new Error(`the page's Python could not start: ${gist(error.message || error)}`);
+      }
+      if (this.left) throw new Error("the page was left");
+      if (loadedInto !== python.worker) {
+        const worker = python.worker;
+        const loaded = await this.ask({ kind: "learn-load", bundle: this.bundle });
+        if (loaded.broken) throw new Error(`the page's Python could not start: ${gist(loaded.broken)}`);
+        loadedInto = worker;
+      }
       return this.ask(message, limit, onEvent);
     }
   }
@@ -174,17 +216,20 @@
         numbered: true,
         onChange: (text) => this.typed(text),
       });
-      this.checkButton.addEventListener("click", () => this.check());
+      // Every listener goes when the page is left (setup, below).
+      this.leaving = new AbortController();
+      const page = { signal: this.leaving.signal };
+      this.checkButton.addEventListener("click", () => this.check(), page);
       // Python takes seconds to start: on the first sign that a Check is coming, start it.
-      const warm = () => location.protocol !== "file:" && (this.python.ready || this.python.start());
+      const warm = () => this.python.warm();
       for (const event of ["pointerenter", "focus"]) {
-        this.checkButton.addEventListener(event, warm);
-        this.chapter.addEventListener(event, warm);
+        this.checkButton.addEventListener(event, warm, page);
+        this.chapter.addEventListener(event, warm, page);
       }
-      this.downloadButton.addEventListener("click", () => this.download());
-      this.loadButton.addEventListener("click", () => this.file.click());
-      this.file.addEventListener("change", () => this.loadFile());
-      this.resetButton.addEventListener("click", () => this.reset());
+      this.downloadButton.addEventListener("click", () => this.download(), page);
+      this.loadButton.addEventListener("click", () => this.file.click(), page);
+      this.file.addEventListener("change", () => this.loadFile(), page);
+      this.resetButton.addEventListener("click", () => this.reset(), page);
       const last = JSON.parse(load(TABLE) || "null");
       if (last) this.show(last.table, this.lastCaption(last));
       root.dataset.state = "idle";
@@ -271,7 +316,7 @@
       let problem = "";
       try {
         for (const [i, chapter] of chosen.entries()) {
-          const starting = this.python.worker ? "" : " Starting Python first.";
+          const starting = this.python.starting ? " Starting Python first." : "";
           this.say(`Checking ${chapter.title} (${i + 1} of ${chosen.length})…${starting}`);
           const run = { chapter: chapter.name, events: [], stopped: null };
           runs.push(run);
@@ -301,7 +346,7 @@
         this.caption.textContent = caption;
       } catch (error) {
         this.say(`The check could not finish: ${error.message || error}. Check again to start afresh.`);
-        this.python.end();
+        this.python.end("learner mode's check could not finish");
       } finally {
         this.busy(false);
         this.root.dataset.checked = String(Number(this.root.dataset.checked || 0) + 1); // Checks done
@@ -343,12 +388,14 @@
 
   let current = null; // the Learner of the page shown
 
-  // On every page Material shows: a Learner left behind ends its Python, and its editor
-  // (with the listeners it set on the window) goes.
+  // On every page Material shows: a Learner left behind lets go of the page's Python (a
+  // check still running ends it), and its editor (with the listeners it set on the window)
+  // goes.
   function setup() {
     if (current && !current.root.isConnected) {
-      current.python.end();
+      current.python.leave();
       current.editor.destroy();
+      current.leaving.abort();
       current = null;
     }
     const root = document.querySelector(".learner");

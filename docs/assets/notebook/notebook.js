@@ -29,6 +29,14 @@
 // that runs says so ("running fence 2 of 5") and carries the Stop button. Stop terminates
 // the worker; the next Run starts a fresh one and runs the fences above again. Without
 // the fence data (a site built without the runtime) this script does nothing.
+//
+// Learner mode (docs/assets/learner/learner.js, on the chapter "Rebuild it yourself")
+// checks in this same worker: one Python per tab. It reaches it as window.bookPython
+// (warm, ready, post, end, and a second listener slot, `learner`, which gets the messages
+// whose kind starts with "learn"; "broken", and a Stop, reach both listeners). Its
+// messages wait in the worker behind a fence that runs; when it ends the worker (a chapter
+// over its time limit), the notebook sees a new worker at its next Run and opens the
+// chapter again there.
 
 (function () {
   "use strict";
@@ -56,7 +64,11 @@
     return node;
   }
 
-  class Stopped extends Error {}
+  class Stopped extends Error {
+    constructor() {
+      super("stopped by a fence's Stop button");
+    }
+  }
 
   // The page's Python: one worker for the visit, whichever chapter is shown.
   const python = {
@@ -66,6 +78,12 @@
     isReady: false,
     progress: "", // how far the start has come, in words
     listener: null, // the Notebook of the page shown
+    learner: null, // learner mode's Python (learner.js), on the page that has it
+
+    // The reader reaches for Python: start it, if it is not loaded or loading.
+    warm() {
+      if (this.worker === null && location.protocol !== "file:") this.start();
+    },
 
     start() {
       this.worker = new Worker(new URL("worker.js", here), { type: "module" });
@@ -90,20 +108,31 @@
         this.progress = `loading Python ${message.step}/${message.of}: ${message.what}…`;
         if (this.listener) this.listener.progress(this.progress);
       } else if (message.kind === "broken") this.broken(message.error);
+      else if (message.kind.startsWith("learn")) this.learner?.receive(message);
       else if (this.listener) this.listener.receive(message);
     },
 
     broken(error) {
+      if (this.worker === null) return;
       const first = String(error).split("\n")[0];
       const failure = new Error(`The page's Python stopped: ${first}. The next Run starts it afresh.`);
       this.loaded.reject(failure);
       if (this.listener) this.listener.broken(failure);
+      if (this.learner) this.learner.broken(String(error));
       this.discard();
     },
 
+    // A fence's Stop: the worker ends; a learner's check waiting in it is told so.
     stop() {
-      this.loaded.reject(new Stopped());
+      const stopped = new Stopped();
+      this.loaded.reject(stopped);
+      if (this.learner) this.learner.broken(stopped.message);
       this.discard();
+    },
+
+    // Learner mode ends the worker (a chapter over its time limit): `why`, to a Run waiting.
+    end(why) {
+      this.broken(why);
     },
 
     discard() {
@@ -156,9 +185,10 @@
       this.status = element("span", "notebook-status");
       this.status.setAttribute("role", "status");
       this.stopButton.hidden = this.resetButton.hidden = true;
-      this.runButton.addEventListener("click", () => this.notebook.run(this.index));
-      this.stopButton.addEventListener("click", () => this.notebook.stop());
-      this.resetButton.addEventListener("click", () => this.reset());
+      const page = this.notebook.listening; // its listeners go when the page is left
+      this.runButton.addEventListener("click", () => this.notebook.run(this.index), page);
+      this.stopButton.addEventListener("click", () => this.notebook.stop(), page);
+      this.resetButton.addEventListener("click", () => this.reset(), page);
       this.bar.append(this.runButton, this.stopButton, this.resetButton, this.status);
 
       // What it printed, and how it failed: in place of its ```output block if it has one.
@@ -204,7 +234,7 @@
           event.preventDefault();
           event.stopPropagation();
         },
-        true,
+        { capture: true, ...this.notebook.listening },
       );
     }
 
@@ -383,6 +413,10 @@
     constructor(page, blocks) {
       this.page = page;
       this.chapter = page.chapter;
+      // Every listener set for the page, removed when it is left: Material keeps some of a
+      // left page's elements referenced, and a listener would keep this Notebook with them.
+      this.leaving = new AbortController();
+      this.listening = { signal: this.leaving.signal }; // addEventListener's options
       this.cells = page.fences.map((fence, index) => new Cell(this, fence, index, blocks[index]));
       this.worker = null; // the worker whose namespace is this page's (null: none is)
       this.target = null; // the fence whose Run is in progress
@@ -399,24 +433,24 @@
       const warm = () => this.warm();
       for (const cell of this.cells) {
         if (!cell.bar || cell.fence.blocked) continue;
-        cell.bar.addEventListener("pointerenter", warm);
-        cell.bar.addEventListener("focusin", warm);
-        cell.block.addEventListener("focusin", warm); // the fence's editor
+        cell.bar.addEventListener("pointerenter", warm, this.listening);
+        cell.bar.addEventListener("focusin", warm, this.listening);
+        cell.block.addEventListener("focusin", warm, this.listening); // the fence's editor
       }
     }
 
     // The reader reaches for a fence: start loading Python, if it is not loaded or loading.
     warm() {
-      if (python.worker !== null || location.protocol === "file:") return;
-      python.start();
+      python.warm();
     }
 
     // Another page is shown: a fence still running stops (its worker ends; a Run that only
-    // waits for Python to load gives up, and Python loads on), the editors go.
+    // waits for Python to load gives up, and Python loads on), the editors and listeners go.
     leave() {
       this.left = true;
       if (this.waiting !== null) this.stop();
       for (const cell of this.cells) if (cell.editor) cell.editor.destroy();
+      this.leaving.abort();
       if (python.listener === this) python.listener = null;
       delete document.body.dataset.notebook;
       delete document.body.dataset.chapter;
@@ -446,9 +480,10 @@
       const runAll = button("notebook-run-all", "▶ Run all", "Run every fence from the top, in a fresh namespace");
       const restart = button("notebook-restart", "↻ Restart", "Forget what ran: the next Run starts from the top");
       const resetAll = button("notebook-reset-all", "↺ Reset all", "Put back the book's code in every fence");
-      runAll.addEventListener("click", () => last !== null && this.run(last, { all: true }));
-      restart.addEventListener("click", () => this.restart());
-      resetAll.addEventListener("click", () => runnable.forEach((c) => c.editor && c.reset()));
+      const page = this.listening;
+      runAll.addEventListener("click", () => last !== null && this.run(last, { all: true }), page);
+      restart.addEventListener("click", () => this.restart(), page);
+      resetAll.addEventListener("click", () => runnable.forEach((c) => c.editor && c.reset()), page);
       tools.append(runAll, restart, resetAll, element("span", "notebook-note", "The chapter's fences: one notebook."));
       const first = this.cells.find((c) => c.block);
       if (last !== null && first) first.block.before(tools);
@@ -584,6 +619,9 @@
     }
     current = new Notebook(page, blocks);
   }
+
+  // For learner mode (docs/assets/learner/learner.js): the same Python, not a second one.
+  window.bookPython = python;
 
   bookPage.onPage(setup); // docs/assets/page/page.js
 })();

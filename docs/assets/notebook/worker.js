@@ -22,7 +22,8 @@
 //               {kind: "graphs", index, drawn: [{svg, problem}]}
 //               {kind: "finished"}  the run is over
 //               {kind: "broken", error}  Python could not be loaded
-// Learner mode (docs/assets/learner/learner.js) has messages of its own: see the end.
+// Learner mode (docs/assets/learner/learner.js) has messages of its own, in this same
+// worker (notebook.js shares it): see the end.
 
 const here = (name) => new URL(name, import.meta.url).href;
 
@@ -177,7 +178,8 @@ async function draw(event) {
 // In:  {kind: "learn-load", bundle}  the book's zip, unpacked beside page.zip
 //      {kind: "learn", chapter, engine}  run one chapter against the engine's text
 //      {kind: "learn-table", runs, engine, diagnose}  the table of the runs so far
-// Out: {kind: "learn-event", event} for each check the chapter starts, passes or fails;
+// Out: {kind: "learn-start"} when one of these starts (it may have waited behind a fence);
+//      {kind: "learn-event", event} for each check the chapter starts, passes or fails;
 //      then {kind: "learned"}, {kind: "learn-table", table}, or {kind: "broken", error}.
 
 let learner = null; // tools.learn.in_page, in the page's Python
@@ -213,6 +215,7 @@ const LEARNER = {
 };
 
 function learn(message) {
+  postMessage({ kind: "learn-start" });
   return LEARNER[message.kind](message).catch((error) => {
     postMessage({ kind: "broken", error: String((error && error.stack) || error) });
   });

@@ -48,11 +48,20 @@
       );
       box.dataset.nudge = shown(h);
     };
-    slider.addEventListener("input", show);
+    slider.addEventListener("input", show, { signal: leaving.signal });
+    sliders.push(slider);
     show();
   }
 
+  let leaving = new AbortController(); // aborted when the page is left: its listeners go
+  let sliders = []; // the page's
+
   function setup() {
+    if (!sliders.some((slider) => slider.isConnected)) {
+      leaving.abort();
+      leaving = new AbortController();
+      sliders = [];
+    }
     for (const held of document.querySelectorAll(".page-data[data-nudges]")) {
       if (held.dataset.ready || !held.previousElementSibling?.matches("svg")) continue;
       held.dataset.ready = "yes";

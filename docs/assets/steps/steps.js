@@ -81,7 +81,7 @@
         const b = element("button", `steps-button steps-${name}`, label);
         b.type = "button";
         b.title = title;
-        b.addEventListener("click", () => act());
+        b.addEventListener("click", () => act(), { signal: leaving.signal });
         bar.append(b);
         return b;
       };
@@ -93,7 +93,7 @@
       this.caption = element("div", "steps-caption");
       this.caption.setAttribute("aria-live", "polite");
       region.append(figure, bar, this.caption);
-      region.addEventListener("keydown", (event) => this.key(event));
+      region.addEventListener("keydown", (event) => this.key(event), { signal: leaving.signal });
       this.region = region;
     }
 
@@ -194,12 +194,18 @@
   }
 
   const steppers = new Map(); // figure name -> its Stepper, on this page
+  let leaving = new AbortController(); // aborted when the page is left: its listeners go
 
   // On every page Material shows (instant navigation swaps pages in): the last page's
   // steppers stop playing and are forgotten.
   function setup() {
+    const left = ![...steppers.values()].some((stepper) => stepper.region.isConnected);
     for (const stepper of steppers.values()) stepper.pause();
     steppers.clear();
+    if (left) {
+      leaving.abort();
+      leaving = new AbortController();
+    }
     for (const held of document.querySelectorAll(".page-data[data-steps]")) {
       if (held.dataset.ready || !held.previousElementSibling?.matches("svg")) continue;
       held.dataset.ready = "yes";
