@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
-from tools import DOCS, ENGINE
-from tools.chapter import Chapter
+from tools import DOCS, ENGINE, relative
+from tools.chapter import Chapter, chapters
 from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
 from tools.learn.diagnose import diagnosis
 from tools.learn.table import chapter_result, progress_table
@@ -55,9 +56,10 @@ def check_in_page(name: str, engine: str, tell, folder: str = WORKING) -> None:
 
 
 def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING) -> str:
-    """The table `learn` prints for the chapters run so far: ``runs`` is JSON, a list of
-    {"chapter": name, "events": [...], "stopped": why or null}. With ``diagnose``, the
-    function to fix is found first (rerunning the failing chapter, in this process)."""
+    """The table `learn` prints for the chapters run so far, as JSON parts (``linked``):
+    ``runs`` is JSON, a list of {"chapter": name, "events": [...], "stopped": why or null}.
+    With ``diagnose``, the function to fix is found first (rerunning the failing chapter, in
+    this process)."""
     path = _engine_file(engine, folder)
     results = []
     for run in json.loads(runs):
@@ -70,4 +72,25 @@ def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING)
             return diagnosis(chapter, path, index)
 
         results = diagnosed(results, path, DEFAULT_TIMEOUT, find=find)
-    return progress_table(results, ENGINE)
+    return json.dumps(linked(progress_table(results, ENGINE)))
+
+
+def linked(text: str, docs: Path = DOCS) -> list[list]:
+    """``text`` in parts, as ``[part, chapter, section]``: a part that names a place of the
+    book (as where_in_book writes it, or a chapter and section, or a chapter alone) has its
+    chapter's path and its section's heading ("" for the chapter); the other parts have
+    None. At each place the longest name is taken, as a reader would read it."""
+    places = {}
+    for path in chapters(docs):
+        chapter, name = Chapter.read(path), relative(path, docs.parent)
+        page = f" (page '{chapter.title}')"
+        for heading in chapter.headings:
+            section = f"{name}, section '{heading.text}'"
+            places[section + page] = places[section] = (name, heading.text)
+        places[name + page] = places[name] = (name, "")
+    longest_first = sorted(places, key=len, reverse=True)
+    parts, at = [], 0
+    for match in re.finditer("|".join(map(re.escape, longest_first)), text):
+        parts += [[text[at : match.start()], None, None], [match[0], *places[match[0]]]]
+        at = match.end()
+    return [part for part in [*parts, [text[at:], None, None]] if part[0]]

@@ -256,41 +256,22 @@
       return `Your last Check (${which}), of ${same}:`;
     }
 
-    // The table as text, with each place in the book it names linked to the site's page.
+    // The table, in the parts Python cut it into (tools/learn/in_page.py's linked): each
+    // place in the book it names is a link to the site's page. (A table kept by an earlier
+    // version of this page is plain text.)
     show(table, caption) {
       this.caption.textContent = caption;
-      this.table.replaceChildren(...this.linked(table));
+      const parts = typeof table === "string" ? [[table, null, null]] : table;
+      this.table.replaceChildren(
+        ...parts.map(([text, chapter, section]) => {
+          const place = chapter === null ? undefined : this.data.places[chapter];
+          if (place === undefined) return text;
+          const link = element("a", "", text);
+          link.href = section ? place.sections[section] : place.url;
+          return link;
+        }),
+      );
       this.table.hidden = this.caption.hidden = false;
-    }
-
-    linked(text) {
-      const places = [];
-      for (const [file, place] of Object.entries(this.data.places)) {
-        const page = ` (page '${place.title}')`;
-        for (const [section, url] of Object.entries(place.sections)) {
-          places.push([`${file}, section '${section}'${page}`, url]);
-          places.push([`${file}, section '${section}'`, url]);
-        }
-        places.push([file + page, place.url], [file, place.url]);
-      }
-      places.sort((a, b) => b[0].length - a[0].length); // the longest match first
-      const nodes = [];
-      let rest = text;
-      while (rest) {
-        let best = null;
-        for (const [said, url] of places) {
-          const at = rest.indexOf(said);
-          if (at >= 0 && (best === null || at < best.at)) best = { at, said, url };
-        }
-        if (best === null) break;
-        nodes.push(rest.slice(0, best.at));
-        const link = element("a", "", best.said);
-        link.href = best.url;
-        nodes.push(link);
-        rest = rest.slice(best.at + best.said.length);
-      }
-      nodes.push(rest);
-      return nodes;
     }
 
     busy(running) {

@@ -180,7 +180,8 @@ async function draw(event) {
 //      {kind: "learn-table", runs, engine, diagnose}  the table of the runs so far
 // Out: {kind: "learn-start"} when one of these starts (it may have waited behind a fence);
 //      {kind: "learn-event", event} for each check the chapter starts, passes or fails;
-//      then {kind: "learned"}, {kind: "learn-table", table}, or {kind: "broken", error}.
+//      then {kind: "learned"}, {kind: "learn-table", table} (the table in parts: [text,
+//      chapter, section], a place of the book where chapter is not null), or {kind: "broken", error}.
 
 let learner = null; // tools.learn.in_page, in the page's Python
 
@@ -209,8 +210,8 @@ const LEARNER = {
     postMessage({ kind: "learned" });
   },
   "learn-table": async ({ runs, engine, diagnose }) => {
-    const table = learner.table_in_page(JSON.stringify(runs), engine, diagnose);
-    postMessage({ kind: "learn-table", table });
+    const table = JSON.parse(learner.table_in_page(JSON.stringify(runs), engine, diagnose));
+    postMessage({ kind: "learn-table", table }); // [text, chapter, section] parts
   },
 };
 
