@@ -272,12 +272,24 @@ UNSEEN = {
 }
 
 
-@pytest.mark.parametrize("case", UNSEEN)
-def test_output_is_compared_exactly_down_to_trailing_white_space(pytester, case):
-    code, block = UNSEEN[case]
-    _, result = run_chapter(pytester, f"```python\n{code}\n```\n\n```output\n{block}```\n")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*the fence printed something other than what its*"])
+def run_chapters(pytester, texts: dict[str, str], *args):
+    """Run pytest once on several chapters (file name -> text) in a scratch folder."""
+    run_chapter(pytester, "")  # the conftest, and an empty chapter
+    paths = {name: pytester.path / f"{name}.md" for name in texts}
+    for name, text in texts.items():
+        paths[name].write_text(text, encoding="utf-8")
+    return paths, pytester.runpytest_subprocess(*CHILD, "-rs", *args)
+
+
+def test_output_is_compared_exactly_down_to_trailing_white_space(pytester):
+    chapters = {
+        f"case-{i}": f"```python\n{code}\n```\n\n```output\n{block}```\n"
+        for i, (code, block) in enumerate(UNSEEN.values())
+    }
+    _, result = run_chapters(pytester, chapters)
+    result.assert_outcomes(failed=len(UNSEEN))  # each case, in a chapter of its own
+    said = [line for line in result.outlines if "the fence printed something other than" in line]
+    assert len(said) >= len(UNSEEN), result.outlines
 
 
 # What --update-outputs must write, whatever a fence printed: the chapter before, and after.
@@ -304,27 +316,18 @@ UPDATES = {
 }
 
 
-@pytest.mark.parametrize("case", UPDATES)
-def test_update_outputs_writes_what_was_printed_and_keeps_the_fences_below(pytester, case):
-    before, after = UPDATES[case]
-    path, _ = run_chapter(pytester, before, "--update-outputs")
-    written = path.read_text(encoding="utf-8")
-    assert written == after, f"--update-outputs wrote:\n{written}"
-
-
-@pytest.mark.parametrize(
-    "case",
-    [
-        "no final newline",
-        "backticks",
-        "a form feed above",
-    ],
-)
-def test_what_update_outputs_writes_passes_the_next_run(pytester, case):
-    before, _ = UPDATES[case]
-    path, _ = run_chapter(pytester, before, "--update-outputs")
-    result = pytester.runpytest_subprocess(*CHILD)
-    result.assert_outcomes(passed=len(Chapter.read(path).cells))
+def test_update_outputs_writes_what_was_printed_keeps_the_fences_below_and_then_passes(
+    pytester,
+):
+    names = {case: f"case-{i}" for i, case in enumerate(UPDATES)}
+    paths, _ = run_chapters(
+        pytester, {names[case]: before for case, (before, _) in UPDATES.items()}, "--update-outputs"
+    )
+    for case, (_, after) in UPDATES.items():
+        written = paths[names[case]].read_text(encoding="utf-8")
+        assert written == after, f"{case}: --update-outputs wrote:\n{written}"
+    result = pytester.runpytest_subprocess(*CHILD)  # what it wrote passes the next run
+    result.assert_outcomes(passed=sum(len(Chapter.read(path).cells) for path in paths.values()))
 
 
 @pytest.mark.parametrize("page", chapters(ROOT / "docs"), ids=lambda page: page.name)
