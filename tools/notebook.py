@@ -195,7 +195,7 @@ class Notebook:
         self.runner = run.Notebook(
             relative(path, ROOT),
             cells_of(self.chapter, optional_needs(optional)),
-            before=engine_before(path, book),
+            before=engine_before(path, book) if engine is None else [],  # learner: whole
             engine=self.engine_module,
             check_outputs=check_outputs,
             remedy=LEARNER_REMEDY if engine is not None else run.UPDATE,
