@@ -14,7 +14,7 @@
 
 serve: a save rebuilds only the pages it changed, in about 2 s (`mkdocs serve --dirty`), and
 the whole-book print page then holds only those until serve restarts; `serve --full` rebuilds
-the whole site on every save (about 8 s), as `serve --strict` does. Ctrl-C stops it and frees
+the whole site on every save (about 9 s), as `serve --strict` does. Ctrl-C stops it and frees
 its port, and so does SIGINT or SIGTERM sent to dev.py alone.
 
 On Windows, write `py` for `python3`. Every command runs in .venv/ next to this repository:
@@ -189,7 +189,7 @@ def port_is_free(host: str, port: int) -> bool:
     return True
 
 
-# Rebuild only what a save changed: a chapter then shows in about 2 s instead of about 8 s
+# Rebuild only what a save changed: a chapter then shows in about 2 s instead of about 9 s
 # (most of a full build is the whole-book print page). What it leaves behind: the print page
 # holds only the pages rebuilt since serve started, search finds the engine page once more
 # after each save, and other pages keep their navigation and used-in lines until rebuilt.
