@@ -211,6 +211,10 @@ def test_run_all_goes_on_past_other_output_and_stops_at_an_exception():
     runner.run(3, all=True, tell=events.append)
     states = {i: o.state for i, o in runner.outcomes.items()}
     assert states == {0: "differs", 1: "ran", 2: "failed", 3: "not-run"}
+    waiting = [e for e in events if e["kind"] == "waiting"]
+    assert waiting == [
+        {"kind": "waiting", "index": 3, "status": "waiting: the fences above it run first"}
+    ]
     said = [e for e in events if e["kind"] == "not-run"]
     assert said == [{"kind": "not-run", "index": 3, "status": "not run: line 30 failed first"}]
     runner = Runner("docs/ch.md", pieces)

@@ -1,12 +1,15 @@
 """Running a chapter as a notebook: decided here, for every runner.
 
 pytest, learner mode, the figures and the page's Run buttons (in Pyodide) all run chapters
-through ``Notebook``: the cells share one namespace (tools/page/kernel.py); a run stops at
-the first failure; the book's code must print exactly its ```output block; a cell that
-cannot run here (``blocked``) is left out. What happens is told, as it happens, to
-``tell`` as plain dicts, ``kind`` first: fresh, running, print, done, not-run, stale,
-figure, graphs (the page shows them). Standard library only: this file also runs in the
-reader's browser (tools/page/).
+through ``Notebook``. The cells share one namespace (tools/page/kernel.py). ``run(target)``
+runs the cells above it that have not run, then it, and stops at the first failure; a cell
+that has run runs again alone, and the cells below it that ran become stale. With
+``all``, every cell runs from a fresh namespace, and output other than the book's does
+not stop it ("differs"). The book's code must print exactly its ```output block; a reader's
+edit may print anything. A cell that cannot run here (``blocked``) is left out. What
+happens is told, as it happens, to ``tell`` as plain dicts, ``kind`` first, with the
+status the page shows: fresh, waiting, running, print, done, not-run, stale, figure,
+graphs. Standard library only: this file also runs in the reader's browser (tools/page/).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from .kernel import Chunk, Kernel, Printed
 
 Tell = Callable[[dict], object]
+DONE = {"ran": "ran", "failed": "failed", "differs": "ran: its output differs from the book's"}
 UPDATE = (
     "If the code is right, fix the block or run the tests with --update-outputs (then fix "
     "the prose that quotes it)."
@@ -155,6 +159,9 @@ class Notebook:
                 self.outcomes[index] = Outcome("blocked", report=self.cells[index].blocked)
             else:
                 runnable.append(index)
+        if len(runnable) > 1 and runnable[-1] == target:
+            status = "waiting: the fences above it run first"
+            tell({"kind": "waiting", "index": target, "status": status})
         for k, index in enumerate(runnable):
             self.next = max(self.next, index + 1)
             code = codes.get(index, self.cells[index].code)
@@ -172,7 +179,9 @@ class Notebook:
 
     def _run_cell(self, index: int, code: str, place: tuple[int, int], all: bool, tell: Tell):
         cell = self.cells[index]
-        tell({"kind": "running", "index": index, "k": place[0], "n": place[1]})
+        k, n = place
+        status = f"running fence {k} of {n}…" if n > 1 else "running…"
+        tell({"kind": "running", "index": index, "status": status})
         printed = Printed(lambda text: tell({"kind": "print", "index": index, "text": text}))
         outcome = Outcome("ran", code=code)
         try:
@@ -192,7 +201,9 @@ class Notebook:
         self.outcomes[index] = outcome
         same = cell.output is not None and shown(outcome.printed) == cell.output
         state, report = outcome.state, outcome.report
-        tell({"kind": "done", "index": index, "state": state, "report": report, "same": same})
+        status = DONE[state]
+        done = {"state": state, "status": status, "report": report, "same": same}
+        tell({"kind": "done", "index": index, **done})
         if outcome.state != "failed":
             self._after(index, outcome, tell)
         return outcome

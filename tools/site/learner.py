@@ -2,8 +2,9 @@
 skeleton, and Check runs the book's checks against it in the reader's browser
 (tools/learn/in_page.py, in the page's Python). This file does the build's part: the
 editor's place in the page, its data, and the book as one zip for the page's Python: the
-chapters, the tools that tools/learn/in_page.py imports, found by reading their imports,
-and the pure-Python packages tools/chapter.py parses Markdown with.
+chapters, the tools that tools/learn/in_page.py imports (found by reading their imports)
+but page.zip, which it is unpacked beside, does not hold, and the pure-Python packages
+tools/chapter.py parses Markdown with.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tools.learn.child import DEFAULT_TIMEOUT
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
 from tools.site.page_data import element as data_element
-from tools.site.runtime import zipped
+from tools.site.runtime import page_files, zipped
 
 PAGE = "15-rebuild-it-yourself.md"
 # The placeholder: the paragraph of the chapter that starts with these words.
@@ -64,9 +65,12 @@ def imported_by(module: str) -> list[str]:
 
 
 def book_zip(docs: Path = DOCS) -> bytes:
-    """The book as the page's Python needs it: chapters, tools, and their packages."""
+    """The book as the page's Python needs it beside page.zip, which it is unpacked with
+    (tools/site/runtime.py): chapters, the tools page.zip does not hold, their packages."""
     files = {f"docs/{chapter.name}": chapter.read_bytes() for chapter in sorted(docs.glob("*.md"))}
-    files.update({name: (ROOT / name).read_bytes() for name in imported_by(IN_PAGE)})
+    shipped = set(page_files())
+    tools = [name for name in imported_by(IN_PAGE) if name not in shipped]
+    files.update({name: (ROOT / name).read_bytes() for name in tools})
     for package in PACKAGES:
         folder = Path(__import__(package).__file__).parent
         for path in sorted(folder.rglob("*.py")):

@@ -178,11 +178,16 @@ def zipped(files: Mapping[str, bytes]) -> bytes:
     return out.getvalue()
 
 
-def page_zip() -> bytes:
-    """Every Python file of tools/page/, under its path from the repository, with the
-    package it is in (tools/__init__.py: the standard library only)."""
+def page_files() -> list[str]:
+    """What page.zip holds: every Python file of tools/page/, with the package it is in
+    (tools/__init__.py: the standard library only), as paths from the repository."""
     files = [ROOT / "tools" / "__init__.py", *sorted(PAGE_PYTHON.rglob("*.py"))]
-    return zipped({path.relative_to(ROOT).as_posix(): path.read_bytes() for path in files})
+    return [path.relative_to(ROOT).as_posix() for path in files]
+
+
+def page_zip() -> bytes:
+    """page.zip: ``page_files``, under their paths from the repository."""
+    return zipped({name: (ROOT / name).read_bytes() for name in page_files()})
 
 
 def engine_json(docs: Path) -> str:

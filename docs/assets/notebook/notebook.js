@@ -330,22 +330,21 @@
     }
 
     // This fence runs now: it says so, and Stop is on it.
-    running(k, n) {
+    running(status) {
       if (!this.runButton) return;
       this.clear();
-      this.setState("running", n > 1 ? `running fence ${k} of ${n}…` : "running…");
+      this.setState("running", status);
       this.stopButton.hidden = false;
     }
 
     // How its run ended, as tools/page/run.py tells it.
-    done({ state, report, same }) {
+    done({ state, status, report, same }) {
       if (!this.runButton) return;
       this.stopButton.hidden = true;
       this.same = same;
       if (report !== null) this.fail(report);
       else this.show();
-      const said = { ran: "ran", failed: "failed", differs: "ran: its output differs from the book's" };
-      this.setState(state, said[state]);
+      this.setState(state, status);
     }
   }
 
@@ -506,12 +505,10 @@
       if (event.kind === "fresh") this.cells.forEach((c) => c.clear());
       else if (event.kind === "running") {
         this.running = cell;
-        cell.running(event.k, event.n);
-        const target = this.cells[this.target];
-        if (event.k === 1 && event.n > 1) target.setState("waiting", "waiting: the fences above it run first");
+        cell.running(event.status);
       } else if (event.kind === "print") cell.print(event.text);
       else if (event.kind === "done") cell.done(event);
-      else cell.setState(event.kind, event.status); // not-run, stale
+      else cell.setState(event.kind, event.status); // waiting, not-run, stale
     }
 
     broken(failure) {
