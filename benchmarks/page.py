@@ -65,7 +65,7 @@ FIRST_OUTPUT = """line => new Promise(done => {
   }).observe(bar, {attributes: true});
   bar.querySelector('.notebook-run').click();
 })"""
-CHAPTERS = ("03-backward.md", "04-a-scalar-neuron.md", "05-neuron-layer-mlp.md")
+CHAPTERS = ("03-backward.md", "05-a-scalar-neuron.md", "06-neuron-layer-mlp.md")
 
 
 def python_start(browser, url: str, reach: float) -> tuple[list[tuple[str, float, str]], dict]:

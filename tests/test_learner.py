@@ -248,7 +248,7 @@ def test_read_next_for_chapter_3_is_the_chapter_2_section_the_error_names(skelet
     engine.write_text(fill_in(skeleton, [n for n in functions(skeleton) if n != "Value.topo"]))
     (result,) = check(engine, chapters_named(["3"]))
     table = progress_table([result], "micrograd.py")
-    where = "docs/02-the-value-atom.md, section 'Backward: wait for every consumer'"
+    where = "docs/02-the-value-atom.md, section 'The order of the backward pass'"
     assert f"Value.topo is yours to write: see {where}" in result.failure.message, table
     read_next = table[table.index("Read next:") :].splitlines()[0]
     assert read_next.startswith(f"Read next: {where} (page '2. The Value atom')"), table
@@ -259,12 +259,12 @@ def test_filling_in_add_and_mul_makes_more_checks_pass(skeleton_run, add_mul_run
     fresh = next(r for r in skeleton_run[0] if r.chapter == VALUE_CHAPTER)
     (before, before_table), (after, after_table) = add_mul_runs
     assert fresh.passed < before.passed < after.passed, (fresh, before, after)
-    assert "Value.__mul__ is yours to write" in before.failure.message  # what to write next
-    assert before.failure.raised_at.endswith(", in __mul__"), before.failure
-    assert "Value.__pow__ is yours to write" in after.failure.message  # add and mul are done
+    assert "Value.__add__ is yours to write" in before.failure.message  # what to write next
+    assert before.failure.raised_at.endswith(", in __add__"), before.failure
+    assert "Value.topo is yours to write" in after.failure.message  # add and mul are done
     assert f" {before.passed} of {before.checks}  " in row(before_table, VALUE_CHAPTER)
     assert f" {after.passed} of {after.checks}  " in row(after_table, VALUE_CHAPTER)
-    assert "section 'Constant powers'" in row(after_table, VALUE_CHAPTER)
+    assert "section 'backward()'" in row(after_table, VALUE_CHAPTER)  # the first to call topo
 
 
 # --- the skeleton ---------------------------------------------------------------------------
@@ -316,7 +316,7 @@ def test_each_stub_names_the_section_whose_fence_builds_it(skeleton_file):
         "(page '2. The Value atom')"
     )
     assert messages["graph_dot"].endswith(
-        "see docs/07-drawing-the-graph.md (page '7. Drawing the graph')"
+        "see docs/08-drawing-the-graph.md (page '8. Drawing the graph')"
     )
 
 

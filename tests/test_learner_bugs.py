@@ -3,8 +3,9 @@ catch every one, and the first failure's *Read next* names the section that buil
 function to fix (and, where the book has one, a section that shows the mistake caught).
 
 Each bug is a text replacement on the real micrograd.py, asserted to apply exactly once,
-so that this test breaks loudly if the engine changes under it. Only chapter 2, which
-builds Value, is run (each bug's chapters in parallel, as learner.check does).
+so that this test breaks loudly if the engine changes under it. Only the chapter that
+builds the function is run: chapter 2 (Value, +, * and backward) or chapter 4 (the other
+operations); each bug in parallel, as learner.check does.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from tools.learn.child import check
 from tools.learn.table import progress_table
 
 BOOK_ENGINE = ROOT / "micrograd.py"
-VALUE = ROOT / "docs" / "02-the-value-atom.md"
-PAGE = "(page '2. The Value atom')"
+VALUE = "02-the-value-atom.md"
+OPERATIONS = "04-the-other-operations.md"
+PAGES = {VALUE: "(page '2. The Value atom')", OPERATIONS: "(page '4. The other operations')"}
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,9 @@ class Bug:
     old: str  # a piece of the book's micrograd.py, found exactly once
     new: str  # what the learner wrote instead
     fix: str  # the function Read next names
-    section: str  # the section of chapter 2 that builds it
+    section: str  # the section that builds it
     shown: str = ""  # a section that shows the mistake caught, if the book has one
+    chapter: str = VALUE  # the chapter of that section, the one run
 
 
 BUGS = [
@@ -55,7 +58,7 @@ BUGS = [
         "        for node in reversed(order):\n",
         "        for node in order:\n",
         "Value.backward",
-        "Backward: wait for every consumer",
+        "backward()",
         "docs/03-backward.md, section '2. Find the bug: a backward that forgot to reverse'",
     ),
     Bug(
@@ -64,7 +67,8 @@ BUGS = [
         '(1.0 - t,), "tanh")',
         "Value.tanh",
         "tanh, exp, log and relu",
-        "docs/02-the-value-atom.md, section '3. Find the bug'",
+        "docs/04-the-other-operations.md, section '3. Find the bug'",
+        OPERATIONS,
     ),
     Bug(
         "the power rule's slope as n * a**n",
@@ -72,20 +76,21 @@ BUGS = [
         "slope = 0.0 if n == 0 else n * a**n\n",
         "Value.__pow__",
         "Constant powers",
+        chapter=OPERATIONS,
     ),
     Bug(
         "numbers not wrapped on the left: 2 * x (no __rmul__)",
         "    __rmul__ = __mul__  # 2 * x is x * 2\n",
         "",
         "Value.__rmul__",
-        "Negation, subtraction, division, and numbers on the left",
+        "Addition and multiplication",
     ),
     Bug(
         "a topological sort that lists a node twice",
         "            elif node not in visited:\n",
         "            else:\n",
         "Value.topo",
-        "Backward: wait for every consumer",
+        "The order of the backward pass",
     ),
     Bug(
         "log's slope as 1/out",
@@ -93,6 +98,7 @@ BUGS = [
         '(1.0 / math.log(a),), "log")',
         "Value.log",
         "tanh, exp, log and relu",
+        chapter=OPERATIONS,
     ),
     Bug(
         "ReLU's slope 1 at 0, where the book says 0",
@@ -100,6 +106,7 @@ BUGS = [
         "(1.0 if a >= 0 else 0.0,)",
         "Value.relu",
         "tanh, exp, log and relu",
+        chapter=OPERATIONS,
     ),
     Bug(
         "subtraction as addition",
@@ -107,27 +114,28 @@ BUGS = [
         "Value(self.data + other.data, (self, other), (1.0, 1.0)",
         "Value.__sub__",
         "Negation, subtraction, division, and numbers on the left",
+        chapter=OPERATIONS,
     ),
     Bug(
         "backward does not seed the root's gradient with 1",
         "        self.grad = 1.0\n",
         "",
         "Value.backward",
-        "Backward: wait for every consumer",
+        "backward()",
     ),
 ]
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Each bug's copy of the engine against chapter 2: (its result, its table)."""
+    """Each bug's copy of the engine against its chapter: (its result, its table)."""
     book = BOOK_ENGINE.read_text(encoding="utf-8")
 
     def run(bug: Bug):
         assert book.count(bug.old) == 1, f"{bug.name}: the engine changed; update the bug"
         engine = tmp_path_factory.mktemp("bug") / "micrograd.py"
         engine.write_text(book.replace(bug.old, bug.new), encoding="utf-8")
-        (result,) = check(engine, [VALUE], jobs=1)
+        (result,) = check(engine, [ROOT / "docs" / bug.chapter], jobs=1)
         return result, progress_table([result], "my-engine/micrograd.py")
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
@@ -141,11 +149,11 @@ def test_at_least_ten_bugs_are_planted():
 @pytest.mark.parametrize("bug", BUGS, ids=[bug.name for bug in BUGS])
 def test_the_book_catches_the_bug_and_names_the_section_to_read(bug, runs):
     result, table = runs[bug.name]
-    assert result.failure is not None, f"{bug.name}: no check of chapter 2 caught it\n{table}"
+    assert result.failure is not None, f"{bug.name}: no check of {bug.chapter} caught it\n{table}"
     assert result.failure.fix == bug.fix, table
     read_next = table[table.index("Read next: ") :].splitlines()
     assert read_next[0] == (
-        f"Read next: docs/02-the-value-atom.md, section '{bug.section}' {PAGE}, "
+        f"Read next: docs/{bug.chapter}, section '{bug.section}' {PAGES[bug.chapter]}, "
         f"which builds {bug.fix}, the function to fix."
     ), table
     if bug.shown:

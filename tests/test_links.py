@@ -98,10 +98,10 @@ def test_the_book_links_within_itself_by_anchor_and_to_other_sites():
 
 
 SOURCES = DOCS / "bibliography.md"
-GOOD = "[chapter 12](12-forward-and-reverse-mode.md#two-products-with-the-jacobian)"
+GOOD = "[chapter 13](13-forward-and-reverse-mode.md#two-products-with-the-jacobian)"
 BAD_LINKS = [
     ("a missing anchor", GOOD.replace("#two-products", "#three-products"), "no heading"),
-    ("a missing chapter", GOOD.replace("12-forward", "12-backward"), "not a file"),
+    ("a missing chapter", GOOD.replace("13-forward", "13-backward"), "not a file"),
     ("an anchor into a figure", "[f](figures/02-square.svg#top)", "not a chapter"),
     ("outside the repository", "[x](../../etc/passwd)", "not a file"),
     ("http, not https", "[x](http://example.org/)", "not a well-formed"),
@@ -116,6 +116,7 @@ BAD_LINKS = [
 def test_a_broken_link_is_named_with_its_chapter_and_line(link, said):
     text = SOURCES.read_text(encoding="utf-8")
     assert GOOD in text, f"docs/bibliography.md no longer links {GOOD}: update this test"
+    assert link != GOOD, "the planted link is the good one: update BAD_LINKS"
     lines = text.splitlines()
     planted = "\n".join([*lines[:2], f"See {link} here.", *lines[2:]]) + "\n"
     found = broken_links(SOURCES, planted)

@@ -61,8 +61,8 @@ def test_a_figure_the_code_cannot_make_raises_and_a_plot_is_not_drawn_live(at_fi
     del namespace["diamond"]
     with pytest.raises(KeyError, match="diamond"):
         live.figure("03-careless-walk", namespace)
-    with pytest.raises(ValueError, match="05-loss is not a graph"):
-        live.figure("05-loss", {})
+    with pytest.raises(ValueError, match="06-loss is not a graph"):
+        live.figure("06-loss", {})
 
 
 def _chain(length: int) -> str:
@@ -85,7 +85,7 @@ def test_a_graph_over_the_limit_says_its_size_and_one_within_it_is_drawn():
 
 
 def test_printed_graphs_are_found_whole():
-    chapter = Chapter.read(ROOT / "docs" / "07-drawing-the-graph.md")
+    chapter = Chapter.read(ROOT / "docs" / "08-drawing-the-graph.md")
     printed = next(
         cell.output.code for cell in chapter.cells if cell.output and "digraph" in cell.output.code
     )

@@ -47,7 +47,7 @@ PAGES = chapters(ROOT / "docs")
 
 # Numbers in prose that are not results of the chapter's code, and why.
 NOT_RESULTS = [
-    # "chapter 12", "chapters 2 and 5", "Chapter 10": pointers into the book, not values
+    # "chapter 13", "chapters 2 and 6", "Chapter 11": pointers into the book, not values
     r"\b[Cc]hapters?\s+\d+(?:(?:,|\s+and|\s+or)\s+\d+)*",
     r"\b[Ff]igures?\s+\d+",  # "Figure 11": a figure's number, like a chapter's
     # "PyTorch 2.9", "Python 3.11", "JAX v0.6.2": versions of other software
@@ -275,17 +275,17 @@ def test_every_number_in_the_prose_is_one_its_fences_give(page):
 # one the section's other fences happen to use (0.1, 30), one given a minus sign, a minus
 # dropped (q's gradient, -1.75; and in a code span, -8.0) and one added (the loss, 0.109).
 DRIFTS = [
-    ("09-two-moons.md", "to 0.109 at the last step", "to 0.1 at the last step", "0.1"),
+    ("10-two-moons.md", "to 0.109 at the last step", "to 0.1 at the last step", "0.1"),
     ("03-backward.md", "on to $x$: 36 in all", "on to $x$: 30 in all", "30"),
     (
-        "04-a-scalar-neuron.md",
+        "05-a-scalar-neuron.md",
         "$\\partial L / \\partial p = 2r = -0.8$",
         "$\\partial L / \\partial p = 2r = -0.6$",
         "-0.6",
     ),
-    ("04-a-scalar-neuron.md", "at $q = 2$ is $-1.75$", "at $q = 2$ is $1.75$", "1.75"),
-    ("09-two-moons.md", "to 0.109 at the last step", "to -0.109 at the last step", "-0.109"),
-    ("02-the-value-atom.md", "such as `Value(-8.0) **", "such as `Value(8.0) **", "8.0"),
+    ("05-a-scalar-neuron.md", "at $q = 2$ is $-1.75$", "at $q = 2$ is $1.75$", "1.75"),
+    ("10-two-moons.md", "to 0.109 at the last step", "to -0.109 at the last step", "-0.109"),
+    ("04-the-other-operations.md", "such as `Value(-8.0) **", "such as `Value(8.0) **", "8.0"),
 ]
 
 
@@ -326,9 +326,9 @@ def test_an_unsigned_number_means_a_negative_only_where_it_quotes_a_size(sentenc
 
 
 def test_a_size_quoted_as_a_size_passes(tmp_path):
-    text = (ROOT / "docs" / "04-a-scalar-neuron.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "05-a-scalar-neuron.md").read_text(encoding="utf-8")
     old = "at $q = 2$ is $-1.75$"
-    assert text.count(old) == 1, f"04-a-scalar-neuron.md no longer says {old!r}"
-    page = tmp_path / "04-a-scalar-neuron.md"
+    assert text.count(old) == 1, f"05-a-scalar-neuron.md no longer says {old!r}"
+    page = tmp_path / "05-a-scalar-neuron.md"
     page.write_text(text.replace(old, "at $q = 2$ is negative, of magnitude $1.75$"), "utf-8")
-    assert not drifts(page, "docs/04-a-scalar-neuron.md")
+    assert not drifts(page, "docs/05-a-scalar-neuron.md")

@@ -338,7 +338,7 @@ def test_a_table_edited_by_hand_is_caught_and_rewritten(recordings, tmp_path):
 
 
 def test_a_missing_table_is_caught_and_written_under_the_figure(recordings, tmp_path):
-    chapter = "04-a-scalar-neuron.md"
+    chapter = "05-a-scalar-neuron.md"
     text = (DOCS / chapter).read_text(encoding="utf-8")
     [block] = Chapter.read(DOCS / chapter).generated
     lines = text.splitlines(keepends=True)
@@ -348,12 +348,12 @@ def test_a_missing_table_is_caught_and_written_under_the_figure(recordings, tmp_
     copy.write_text("".join(lines[: start - 1] + lines[stop + 1 :]), encoding="utf-8")
     blocks = chapter_blocks(recordings, chapter)
     [problem] = table_problems(copy, blocks)
-    assert problem.startswith(f"docs/{chapter}:{shown_at(FIGURES['04-neuron'])}: ")
+    assert problem.startswith(f"docs/{chapter}:{shown_at(FIGURES['05-neuron'])}: ")
     assert with_step_tables(copy, blocks) == text, "written where the chapter has it"
 
 
 def test_a_table_is_output_not_prose():
-    chapter = Chapter.read(DOCS / "05-neuron-layer-mlp.md")
+    chapter = Chapter.read(DOCS / "06-neuron-layer-mlp.md")
     [block] = chapter.generated
     assert steps_opening(block.name) in chapter.lines[block.line - 1]
     inside = [line for line, _ in chapter.prose if block.line <= line <= block.end]

@@ -190,7 +190,7 @@ def test_one_character_change_to_a_real_engine_fence_is_caught(tmp_path):
     out = tmp_path / "micrograd.py"
     shutil.copy(ROOT / "micrograd.py", out)
     assert main(["--docs", str(docs), "--out", str(out), "--check"]) == 0
-    chapter = docs / "02-the-value-atom.md"
+    chapter = docs / "04-the-other-operations.md"
     text = chapter.read_text()
     chapter.write_text(text.replace('"tanh")', '"tanH")', 1))
     assert main(["--docs", str(docs), "--out", str(out), "--check"]) == 1

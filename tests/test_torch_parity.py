@@ -176,7 +176,7 @@ def test_mlp_training_step_matches_torch(activation, output_activation, nout, lo
         assert close(p.data, t[index].item()), f"parameter {k}: updated {p.data} vs {t[index]}"
 
 
-# What chapter 10 says PyTorch does, checked against the PyTorch installed here (the book
+# What chapter 11 says PyTorch does, checked against the PyTorch installed here (the book
 # names the version these tests pin: the `torch` extra in pyproject.toml).
 
 
@@ -184,8 +184,8 @@ def test_pytorch_version_is_the_one_the_book_names():
     from tools import ROOT
 
     version = torch.__version__.split("+")[0]
-    chapter = (ROOT / "docs" / "10-how-it-differs-from-pytorch.md").read_text(encoding="utf-8")
-    assert f"PyTorch {version}" in chapter, f"chapter 10 should name PyTorch {version}"
+    chapter = (ROOT / "docs" / "11-how-it-differs-from-pytorch.md").read_text(encoding="utf-8")
+    assert f"PyTorch {version}" in chapter, f"chapter 11 should name PyTorch {version}"
 
 
 def test_pytorch_refuses_a_saved_tensor_changed_in_place():

@@ -20,7 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-if __name__ == "__main__":  # run by its path (chapter 15 does, from a learner's folder)
+if __name__ == "__main__":  # run by its path (chapter 16 does, from a learner's folder)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools import ENGINE

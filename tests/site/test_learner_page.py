@@ -1,4 +1,4 @@
-"""Learner mode in the page (chapter 15, tools/site/learner.py), in Chromium: the editor
+"""Learner mode in the page (chapter 16, tools/site/learner.py), in Chromium: the editor
 holds the skeleton, Check gives the terminal's table, a planted bug names its section,
 the book's engine passes every counted check, a broken or endless engine is reported; what
 was typed and the last table survive a reload, the download is the editor's text.
@@ -35,7 +35,7 @@ from tools.site.fences import page_fences
 from tools.site.learner import PAGE, PLACEHOLDER
 
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
-BEFORE = ROOT / "docs" / "14-retention.md"  # the chapter before learner mode's: it has Runs
+BEFORE = ROOT / "docs" / "15-retention.md"  # the chapter before learner mode's: it has Runs
 ASSIGNED = ("operand.grad += local * grad", "operand.grad = local * grad")  # = for +=
 
 

@@ -87,7 +87,7 @@ def test_a_fence_that_prints_graph_dot_in_chapter_7_gets_its_graph_drawn(open_pa
     # the text takes the page's (dark) colour; the phone page does not scroll sideways
     assert drawn.locator("text").first.evaluate("t => getComputedStyle(t).fill") != "rgb(0, 0, 0)"
     assert tab.evaluate("document.documentElement.scrollWidth") <= 390
-    assert_clean(tab, "chapter 7's printed graph")
+    assert_clean(tab, "chapter 8's printed graph")
 
 
 def test_a_graph_too_big_to_read_is_not_drawn_and_says_its_size(open_page, site_url):

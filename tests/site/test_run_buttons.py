@@ -135,7 +135,7 @@ def test_one_python_start_serves_two_chapters_read_in_a_row(open_page, site_url)
     code(tab, first["line"]).fill('print("diamond" in globals())\n')  # chapter 3's name
     run(tab, first["line"])
     assert states(tab)[first["line"]] == "ran"
-    assert printed(tab, first["line"]) == "False\n"  # a fresh namespace for chapter 4
+    assert printed(tab, first["line"]) == "False\n"  # a fresh namespace for chapter 5
     assert requests_for(tab, "worker.js") == 1, "the worker was made again"
     assert requests_for(tab, "pyodide.asm.wasm") == 1, "Python was loaded again"
     assert len(python_workers(tab)) == 1

@@ -87,7 +87,7 @@ def test_the_careless_walks_end_at_12_and_18_beside_30(open_page, site_url):
 
 
 def test_keyboard_steps_the_figure_that_has_focus(open_page, site_url):
-    tab, region = stepped(open_page, site_url + "/04-a-scalar-neuron.html", "04-neuron")
+    tab, region = stepped(open_page, site_url + "/05-a-scalar-neuron.html", "05-neuron")
     region.focus()
     scrolled = tab.evaluate("window.scrollY")
     tab.keyboard.press("ArrowRight")
@@ -104,19 +104,19 @@ def test_keyboard_steps_the_figure_that_has_focus(open_page, site_url):
     play = region.locator(".steps-play")
     tab.keyboard.press(" ")  # plays, from here
     assert play.text_content() == "‖ Pause"
-    tab.locator('.steps[data-figure="04-neuron"][data-position="1"]').wait_for()
+    tab.locator('.steps[data-figure="05-neuron"][data-position="1"]').wait_for()
     tab.keyboard.press(" ")  # pauses
     assert play.text_content() == "▶ Play" and int(position(region)) >= 1
     assert tab.evaluate("window.scrollY") == scrolled, "the keys scrolled the page as well"
     caption = region.locator(".steps-caption")
     assert caption.get_attribute("aria-live") == "polite"
     assert region.get_attribute("role") == "region" and region.get_attribute("tabindex") == "0"
-    assert_clean(tab, "chapter 4's step-through")
+    assert_clean(tab, "chapter 5's step-through")
 
 
 def test_step_controls_work_from_disk(open_page, built_site):
-    page = built_site / "05-neuron-layer-mlp.html"
-    tab, region = stepped(open_page, page.as_uri(), "05-dot")
+    page = built_site / "06-neuron-layer-mlp.html"
+    tab, region = stepped(open_page, page.as_uri(), "06-dot")
     region.locator(".steps-next").click()
     region.locator(".steps-next").click()
     assert position(region) == "1"
@@ -127,7 +127,7 @@ def test_step_controls_work_from_disk(open_page, built_site):
     assert lines_of(region)[1] == "one dot node: Done after step 1."
     outside = [url for url in tab.watch.requested if not url.startswith("file://")]
     assert not outside, f"opened from disk, the page asked for {outside}"
-    assert_clean(tab, "chapter 5's step-through, from disk")
+    assert_clean(tab, "chapter 6's step-through, from disk")
 
 
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
@@ -152,7 +152,7 @@ def test_stepping_on_a_phone_fits_the_screen_in_light_and_dark(open_page, site_u
 
 
 def test_on_a_phone_the_figure_scrolls_sideways_to_the_lit_box(open_page, site_url):
-    tab, region = stepped(open_page, site_url + "/05-neuron-layer-mlp.html", "05-dot", phone=True)
+    tab, region = stepped(open_page, site_url + "/06-neuron-layer-mlp.html", "06-dot", phone=True)
     region.locator(".steps-start").click()
     region.locator(".steps-next").click()
     scrolled = tab.evaluate("window.scrollY")
@@ -160,7 +160,7 @@ def test_on_a_phone_the_figure_scrolls_sideways_to_the_lit_box(open_page, site_u
     lit = region.locator("g.steps-active").bounding_box()
     assert lit["x"] >= 0 and lit["x"] + lit["width"] <= PHONE["width"], f"out of sight: {lit}"
     assert tab.evaluate("window.scrollY") == scrolled, "the page moved, not just the figure"
-    assert_clean(tab, "chapter 5's step-through on a phone")
+    assert_clean(tab, "chapter 6's step-through on a phone")
 
 
 def test_the_nudge_under_chapter_1s_figure_reads_what_the_engine_computed(open_page, built_site):

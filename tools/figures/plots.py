@@ -199,14 +199,14 @@ def nudges_of_x(ns):
     return {"x": x, "L": at, "grad": slope, "nudges": rows, "start": NUDGES.index(ns["nudge"])}
 
 
-@figure("05-neuron-layer-mlp.md", "05-loss")
+@figure("06-neuron-layer-mlp.md", "06-loss")
 def four_point_loss(ns):
     return line_plot_svg(
-        {"sum of squared errors": ns["losses"]}, name="05-loss", ylabel="loss", logy=True
+        {"sum of squared errors": ns["losses"]}, name="06-loss", ylabel="loss", logy=True
     )
 
 
-@figure("06-softmax-cross-entropy.md", "06-softmax")
+@figure("07-softmax-cross-entropy.md", "07-softmax")
 def probabilities_and_gradients(ns):
     p, grads = ns["p"], [v.grad for v in ns["logits"]]
 
@@ -224,10 +224,10 @@ def probabilities_and_gradients(ns):
         )
         ax.legend()
 
-    return plot_svg(draw, name="06-softmax", size=(6.0, 3.2))
+    return plot_svg(draw, name="07-softmax", size=(6.0, 3.2))
 
 
-@figure("08-failure-cases.md", "08-kept")
+@figure("09-failure-cases.md", "09-kept")
 def nodes_kept_alive(ns):
     kept = ns["train_and_log"](keep_values=True)
     alive, counts = set(), []
@@ -236,7 +236,7 @@ def nodes_kept_alive(ns):
         counts.append(len(alive))
     return line_plot_svg(
         {"logging loss (the Value)": counts, "logging loss.data": [0] * len(counts)},
-        name="08-kept",
+        name="09-kept",
         ylabel="nodes kept alive",
     )
 
@@ -244,26 +244,26 @@ def nodes_kept_alive(ns):
 MOONS = ("outer moon", "inner moon")
 
 
-@figure("09-two-moons.md", "09-data")
+@figure("10-two-moons.md", "10-data")
 def the_two_moons(ns):
     groups = {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
-    return scatter_svg(groups, name="09-data", labels=MOONS)
+    return scatter_svg(groups, name="10-data", labels=MOONS)
 
 
-@figure("09-two-moons.md", "09-training")
+@figure("10-two-moons.md", "10-training")
 def training_curves(ns):
     return line_plot_svg(
-        {"loss": ns["losses"], "training accuracy": ns["accuracies"]}, name="09-training"
+        {"loss": ns["losses"], "training accuracy": ns["accuracies"]}, name="10-training"
     )
 
 
-@figure("09-two-moons.md", "09-boundary")
+@figure("10-two-moons.md", "10-boundary")
 def decision_boundary(ns):
     model = ns["model"]
     groups = {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
     return scatter_svg(
         groups,
-        name="09-boundary",
+        name="10-boundary",
         labels=MOONS,
         boundary=lambda x, y: model([x, y]).data,
         resolution=50,

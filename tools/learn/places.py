@@ -73,7 +73,7 @@ def book_definitions(docs: Path = DOCS) -> dict[str, Definition]:
 MISTAKES_SHOWN = {
     "Value._backward": [("03-backward.md", "Accumulate, never assign")],
     "Value.backward": [("03-backward.md", "2. Find the bug: a backward that forgot to reverse")],
-    "Value.tanh": [("02-the-value-atom.md", "3. Find the bug")],
+    "Value.tanh": [("04-the-other-operations.md", "3. Find the bug")],
 }
 
 

@@ -185,7 +185,7 @@ def _neuron(ns):
     return loss, names
 
 
-@graph_figure("04-a-scalar-neuron.md", "04-neuron")
+@graph_figure("05-a-scalar-neuron.md", "05-neuron")
 def scalar_neuron(ns):
     loss, names = _neuron(ns)
     local = saved_locals(loss)
@@ -193,7 +193,7 @@ def scalar_neuron(ns):
     return dot_of(loss, names, locals_=local)
 
 
-@steps_of("04-neuron")
+@steps_of("05-neuron")
 def scalar_neuron_steps(ns):
     loss, names = _neuron(ns)
     product = loss._prev[0]._prev[0]._prev[0]  # L = r**2, r = p - y, p = w*x + b
@@ -201,7 +201,7 @@ def scalar_neuron_steps(ns):
     every = dict(enumerate(f"n{i}" for i in range(len(recording.names))))  # graph_dot's
     return [
         track(
-            "04-neuron",
+            "05-neuron",
             recording,
             every,
             readouts={i: "grad " for i, node in enumerate(loss.topo()) if node._op != "const"},
@@ -252,7 +252,7 @@ def structure_dot(root, names: dict) -> str:
     return "\n".join([*lines, "}"])
 
 
-@graph_figure("05-neuron-layer-mlp.md", "05-dot")
+@graph_figure("06-neuron-layer-mlp.md", "06-dot")
 def one_node_per_neuron(ns):
     w, x, b = ns["w"], ns["x"], ns["b"]
     names = {b: "b", **{v: f"w{i}" for i, v in enumerate(w)}}
@@ -268,7 +268,7 @@ def one_node_per_neuron(ns):
     )
 
 
-@steps_of("05-dot")
+@steps_of("06-dot")
 def one_node_per_neuron_steps(ns):
     """Both graphs of the figure, built afresh from the chapter's numbers, stepped together:
     the dot node sends all seven contributions in one step, the long way takes six."""
@@ -294,11 +294,11 @@ def one_node_per_neuron_steps(ns):
     for k, (title, root, called) in enumerate(graphs):
         recording = steps.record(root, called)
         every = {i: f"g{k}n{i}" for i in range(len(recording.names))}
-        tracks.append(track("05-dot", recording, every, title=title))
+        tracks.append(track("06-dot", recording, every, title=title))
     return tracks
 
 
-@graph_figure("07-drawing-the-graph.md", "07-diamond")
+@graph_figure("08-drawing-the-graph.md", "08-diamond")
 def graph_dot_of_the_diamond(ns):
     nodes = _diamond(ns["x"].data)  # the chapter's x, as the reader may have changed it
     local = saved_locals(nodes["L"])
@@ -306,7 +306,7 @@ def graph_dot_of_the_diamond(ns):
     return dot_of(nodes["L"], _names(nodes), locals_=local)
 
 
-@graph_figure("08-failure-cases.md", "08-cut")
+@graph_figure("09-failure-cases.md", "09-cut")
 def the_cut_graph(ns):
     cut, intact = ns["cut"], ns["intact"]
     return side_by_side(
@@ -318,7 +318,7 @@ def the_cut_graph(ns):
     )
 
 
-@graph_figure("12-forward-and-reverse-mode.md", "12-sweeps")
+@graph_figure("13-forward-and-reverse-mode.md", "13-sweeps")
 def forward_and_reverse_sweeps(ns):
     """The graph of f twice: tangents pushed forward from x1, cotangents pulled back from f1."""
     from micrograd import Value
@@ -364,7 +364,7 @@ def forward_and_reverse_sweeps(ns):
     return "\n".join([*lines, "}"])
 
 
-@graph_figure("13-dynamic-static-captured.md", "13-branches")
+@graph_figure("14-dynamic-static-captured.md", "14-branches")
 def the_branch_taken(ns):
     from micrograd import Value, graph_dot
 

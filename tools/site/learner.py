@@ -21,7 +21,7 @@ from tools.learn.skeleton import skeleton
 from tools.site.page_data import element as data_element
 from tools.site.runtime import page_files, zipped
 
-PAGE = "15-rebuild-it-yourself.md"
+PAGE = "16-rebuild-it-yourself.md"
 # The placeholder: the paragraph of the chapter that starts with these words.
 PLACEHOLDER = "On the book's site, this paragraph is an editor"
 BUNDLE = "assets/learner/book.zip"  # in the built site

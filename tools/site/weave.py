@@ -94,7 +94,7 @@ class Woven:
         return self.tangled.chunks[chunk].fence.path
 
     def label(self, chapter: Path) -> str:
-        """Short: "5" for 05-neuron-layer-mlp.md, "home" for index.md, "appendix" for
+        """Short: "5" for 06-neuron-layer-mlp.md, "home" for index.md, "appendix" for
         appendix-making-it-fast.md (links carry the full title)."""
         if chapter_number(chapter) is not None:
             return str(chapter_number(chapter))
@@ -235,7 +235,7 @@ def chunk_anchors(woven: Woven) -> list[str]:
 def used_in_html(woven: Woven, chunk: int, href: Callable[[str, str], str], anchor: str) -> str:
     """The line under an engine fence: what it defines, and the later chapters that use it.
 
-    ``href(page, anchor)`` is the URL of a docs page (e.g. "05-neuron-layer-mlp.md") and
+    ``href(page, anchor)`` is the URL of a docs page (e.g. "06-neuron-layer-mlp.md") and
     anchor ("" for the top) from the page being rendered; ``anchor`` is the chunk's id on
     the engine page.
     """
