@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from micrograd import MLP, Layer, Neuron, Value, dot, softmax_ce
+from micrograd import MLP, Layer, Neuron, Value, dot, graph_dot, softmax_ce
 
 
 def spent_graph():
@@ -71,6 +71,29 @@ BAD_INPUTS = [
         "expected 1 inputs",
     ),
     ("dot input", lambda: dot([Value(1.0)], [None], Value(0.0)), TypeError, "not NoneType"),
+    ("Value of a bool", lambda: Value(True), TypeError, "real number, not bool"),
+    ("log of a subnormal", lambda: Value(1e-320).log(), OverflowError, "slope 1/"),
+    ("graph_dot of a number", lambda: graph_dot(3), TypeError, "under a Value, not int"),
+    ("dot weight a number", lambda: dot([1.0], [1.0], Value(0.0)), TypeError, "weights must"),
+    ("dot input nan", lambda: dot([Value(1.0)], [math.nan], 0.0), ValueError, "finite numbers"),
+    (
+        "neuron fed inf",
+        lambda: Neuron(2, random.Random(0))([math.inf, 1.0]),
+        ValueError,
+        "inputs must be finite numbers, not inf",
+    ),
+    (
+        "one-layer MLP, unknown activation",
+        lambda: MLP(2, [1], activation="sigmoid"),
+        ValueError,
+        "activation must be one of",
+    ),
+    (
+        "MLP, unknown output activation",
+        lambda: MLP(2, [3, 1], output_activation="softmax"),
+        ValueError,
+        "not 'softmax'",
+    ),
     ("softmax_ce empty", lambda: softmax_ce([], 0), ValueError, "at least one logit"),
     ("softmax_ce target high", lambda: softmax_ce([Value(1.0)], 1), ValueError, "out of range"),
     ("softmax_ce target low", lambda: softmax_ce([Value(1.0)], -1), ValueError, "out of range"),
@@ -97,3 +120,11 @@ def test_refused_backward_changes_nothing():
     with pytest.raises(RuntimeError):
         loss.backward()
     assert [node.grad for node in loss.topo()] == before
+
+
+def test_a_plain_number_bias_is_a_constant_leaf_as_in_add_and_mul():
+    w = Value(2.0)
+    out = dot([w], [3.0], 1.0)
+    out.backward()
+    assert out.data == 7.0 and w.grad == 3.0
+    assert out._prev[0]._op == "const" and out._prev[0].data == 1.0

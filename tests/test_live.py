@@ -97,10 +97,10 @@ def test_printed_graphs_are_found_whole():
 
 
 def test_the_attributes_go_first_in_the_graph():
-    dot = 'digraph micrograd {\n  rankdir=LR;\n  n0 [label="x"];\n}'
+    dot = 'digraph G {\n  rankdir=LR;\n  n0 [label="x"];\n}'
     styled = dot_for_graphviz(dot)
     lines = styled.splitlines()
-    assert lines[0] == "digraph micrograd {" and lines[2:] == dot.splitlines()[1:]
+    assert lines[0] == "digraph G {" and lines[2:] == dot.splitlines()[1:]
     assert lines[1].strip() == (
         'graph [fontname="Helvetica", bgcolor="transparent"]; node [fontname="Helvetica"]; '
         'edge [fontname="Helvetica"];'
