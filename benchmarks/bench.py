@@ -683,10 +683,29 @@ def main(argv=None) -> int:
     if output:
         where = measured_on(argv if argv is not None else sys.argv[1:])
         where["load average"] = {"before": load_before, "after": load_average()}
-        saved = {"measured_on": where, **results}
+        saved = {"measured_on": where, **results, "earlier runs": earlier_runs(output)}
         output.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8", newline="\n")
         log(f"saved the results in {output}")
     return status
+
+
+def earlier_runs(path: Path) -> list[dict]:
+    """The runs saved in ``path`` so far, newest first, each as its date, its load average
+    at the start and the two step ratios of ours against the original: a busy machine's
+    run is then read beside the others, never alone."""
+    if not path.exists():
+        return []
+    old = json.loads(path.read_text(encoding="utf-8"))
+    engines, where = old["engines"], old["measured_on"]
+    if not {"original", "ours"} <= set(engines):  # not a run the appendix can quote
+        return old.get("earlier runs", [])
+    ratio = {
+        key: round(engines["original"][key] / engines["ours"][key], 1)
+        for key in ("step", "step after collect")
+    }
+    load = (where.get("load average") or {}).get("before")
+    run = {"date": where["date"], "load average": load and load[0], "ratios": ratio}
+    return [run, *old.get("earlier runs", [])]
 
 
 def load_average() -> list[float] | None:

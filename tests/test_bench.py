@@ -89,6 +89,7 @@ def test_bench_runs_end_to_end_and_saves_its_results(run):
         "sizes",
         "naive profile",
         "variants",
+        "earlier runs",
     }
     assert "| workload " in run.stdout and "Targets" in run.stdout
 
@@ -160,3 +161,23 @@ def test_the_original_took_part_and_is_the_reference(results):
     assert results["agreement"]["reference"] == "original"
     assert results["agreement"]["ours agrees"] is True
     assert any("recursive topological sort fails" in n for n in results["notes"])
+
+
+def test_a_new_run_keeps_the_runs_before_it_newest_first(tmp_path):
+    saved = tmp_path / "results.json"
+    assert bench.earlier_runs(saved) == []  # nothing saved yet
+    engines = {
+        "original": {"step": 2.0, "step after collect": 1.0},
+        "ours": {"step": 0.5, "step after collect": 0.25},
+    }
+    older = [{"date": "2026-01-01", "load average": None, "ratios": {"step": 3.0}}]
+    where = {"date": "2026-02-02", "load average": {"before": [7.5, 1, 1], "after": None}}
+    saved.write_text(json.dumps({"measured_on": where, "engines": engines, "earlier runs": older}))
+    assert bench.earlier_runs(saved) == [
+        {
+            "date": "2026-02-02",
+            "load average": 7.5,
+            "ratios": {"step": 4.0, "step after collect": 4.0},
+        },
+        *older,
+    ]
