@@ -41,13 +41,15 @@ def track(
     texts: tuple[tuple[str, str, str], ...] = (),
     result: tuple[str, ...] = (),
     one_arrow: bool = False,
+    by_hand: bool = False,
 ) -> steps.Track:
     """How ``figure`` shows ``recording``: node i is the DOT node ``dot_names[i]`` (nodes
     not in it are not drawn), and each edge is the figure's arrow between those two nodes
     (the k-th arrow for the k-th edge, or with ``one_arrow`` the only one). ``readouts``:
     node i's box has a line ``prefix`` + its gradient; ``texts``: (a DOT cluster, prefix,
     a node's name) for a gradient in a cluster's title. ``result``: names of the nodes
-    whose final gradients the last step states. Ids are svg.py's."""
+    whose final gradients the last step states. ``by_hand``: the figure is of a computation
+    done by hand (see steps.Track). Ids are svg.py's."""
     index = {name: i for i, name in enumerate(recording.names)}
     boxes = {i: f"{figure}-node-{dot}" for i, dot in dot_names.items()}
     edges = {}
@@ -65,7 +67,13 @@ def track(
         for cluster, prefix, name in texts
     ]
     return steps.Track(
-        recording, title, boxes, edges, tuple(shown), tuple(index[name] for name in result)
+        recording,
+        title,
+        boxes,
+        edges,
+        tuple(shown),
+        tuple(index[name] for name in result),
+        by_hand,
     )
 
 
@@ -117,6 +125,7 @@ def chain_rule_by_the_engine(ns):
             readouts={i: f"dL/d{name} = " for i, name in drawn.items()},
             result=("x",),
             one_arrow=True,  # the figure draws x -> a once, with 2x: the engine's two edges
+            by_hand=True,  # chapter 1 has no engine yet, and its figure no constants
         )
     ]
 

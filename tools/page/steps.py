@@ -171,6 +171,7 @@ class Track:
     # (operand, node, k) -> SVG id of the k-th drawn arrow from operand to node, k from 1
     readouts: tuple[Readout, ...] = ()
     result: tuple[int, ...] = ()  # nodes whose final gradient the last step names
+    by_hand: bool = False  # a computation done by hand: no engine words, no wrapped constants
 
 
 def _sent(recording: Recording, step: Step) -> list[str]:
@@ -252,22 +253,29 @@ def table(tracks: Sequence[Track]) -> str:
             parts.append(f"**{track.title}**" + (f" ({ends})" if ends else "") + "\n")
         parts += [
             f"`{names[recording.root]}.grad = 1`, then row by row each node sends its gradient "
-            "on to its operands (its `_backward()`):\n",
+            + (
+                "on to its operands:\n"
+                if track.by_hand
+                else "on to its operands (its `_backward()`):\n"
+            ),
             f"| step | node | its grad | sends (local {TIMES} grad) "
             f"| gradients (before {ARROW} after) |",
             "|---:|---|---:|---|---|",
         ]
         for k, step in enumerate(recording.steps, 1):
+            edges = [
+                e for e in step.edges if not (track.by_hand and recording.ops[e.operand] == "const")
+            ]
             node = names[step.node]
             if step.waiting:
                 node += f" (too early: before {_waited(recording, step)})"
             grad = number(step.grad)
             sends = "; ".join(
                 f"{number(e.local)} {TIMES} {grad} = {number(e.sent)} to {names[e.operand]}"
-                for e in step.edges
+                for e in edges
             )
             chains: dict[int, list[str]] = {}
-            for edge in step.edges:
+            for edge in edges:
                 chain = chains.setdefault(edge.operand, [number(edge.before)])
                 chain.append(number(edge.after) + (" (too late)" if edge.late else ""))
             after = "; ".join(
