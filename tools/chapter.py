@@ -314,6 +314,11 @@ class Chapter:
         """The first heading's text, as the site's navigation shows it."""
         return self.headings[0].text if self.headings else self.path.stem
 
+    def figure_line(self, name: str) -> int | None:
+        """The first line (from 1) that shows figure ``name``: ![...](figures/<name>.svg)."""
+        needle = f"(figures/{name}.svg)"
+        return next((number for number, line in enumerate(self.lines, 1) if needle in line), None)
+
     def section_of(self, line: int) -> Heading | None:
         """The section ``line`` is in: the nearest heading above it."""
         return next((h for h in reversed(self.headings) if h.line < line), None)

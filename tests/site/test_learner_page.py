@@ -31,7 +31,7 @@ from tools.learn.in_page import _blocked
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
 from tools.learn.table import progress_table
-from tools.site.fences import page_fences
+from tools.notebook import page_fences
 from tools.site.learner import PAGE, PLACEHOLDER
 
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"

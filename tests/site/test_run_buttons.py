@@ -29,7 +29,7 @@ from tests.helpers.browser import (
     states,
 )
 from tests.helpers.site import PAGES, build_small_site
-from tools.site.fences import page_fences
+from tools.notebook import page_fences
 
 
 @pytest.mark.usefixtures("runtime")
