@@ -3,14 +3,12 @@
 This file reads the chapter, finds the engine as it stands before it, says which fences
 cannot run here (an OPTIONAL module not installed) or in a browser, and keeps the interface
 the pytest plugin, learner mode (``engine=PATH``) and the figures drive; the first failure
-stops a chapter. ``page_fences`` is the same chapter as data for the page's runner. It
-imports no pytest.
+stops a chapter. It imports no pytest.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import importlib.util
 import re
 import sys
@@ -18,11 +16,9 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 
-import tools.figures  # noqa: F401 (registers every figure in FIGURES)
 from tools import ENGINE, ROOT, relative
 from tools.chapter import OUTPUT, Chapter, Fence, fence_ticks, reading_order
 from tools.page import run
-from tools.page.figures import FIGURES
 from tools.page.kernel import Chunk, Join, describe
 from tools.page.run import OutputMismatchError
 from tools.tangle import engine_chunks
@@ -159,27 +155,6 @@ def cells_of(chapter: Chapter, needs) -> list[run.Cell]:
         )
         for c, why in zip(chapter.cells, blockers(fences, needs))
     ]
-
-
-def page_fences(path: Path) -> dict:
-    """What a chapter page's notebook needs (docs/assets/notebook/, as data in the page): its
-    name, its python fences as the runner's cells, how many of engine.json's chunks come
-    before it, and the graph figures that the reader's code draws again
-    (tools/page/live.py), with the lines that show them."""
-    chapter = Chapter.read(path)
-    figures = [
-        {"name": figure.name, "line": line}
-        for figure in FIGURES.values()
-        if figure.graph
-        and figure.chapter == path.name
-        and (line := chapter.figure_line(figure.name)) is not None
-    ]
-    return {
-        "chapter": relative(path),
-        "figures": sorted(figures, key=lambda figure: figure["line"]),
-        "engine_before": len(engine_before(path)),
-        "fences": [dataclasses.asdict(cell) for cell in cells_of(chapter, needs)],
-    }
 
 
 class Notebook(run.Notebook):

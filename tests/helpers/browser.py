@@ -15,8 +15,9 @@ from urllib.parse import urlsplit
 from benchmarks.drive import bar
 from tests.helpers.site import PAGES, url_path
 from tools import DOCS
-from tools.notebook import Notebook, page_fences
+from tools.notebook import Notebook
 from tools.page import bridge
+from tools.site.page_data import page_fences
 from tools.site.runtime import RUNTIME_FILES, engine_json
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}

@@ -23,7 +23,7 @@ from mkdocs.utils import get_relative_url  # noqa: E402
 from tools import ENGINE, ROOT, tangle  # noqa: E402
 from tools.chapter import Chapter  # noqa: E402
 from tools.figures.from_chapters import nudged, recorded, with_data_in  # noqa: E402
-from tools.notebook import import_engine, page_fences  # noqa: E402
+from tools.notebook import import_engine  # noqa: E402
 from tools.page import steps  # noqa: E402
 from tools.page.kernel import installed  # noqa: E402
 from tools.site import editor, learner, page_data, runtime, weave  # noqa: E402
@@ -133,7 +133,7 @@ def on_page_context(context, page, config, **_):
     source = page.file.abs_src_path
     if _build["runtime"] is not None and source and Chapter.read(Path(source)).cells:
         assets = get_relative_url("assets", page.url)
-        fences = page_data.element(page_fences(Path(source)), id="notebook-fences")
+        fences = page_data.element(page_data.page_fences(Path(source)), id="notebook-fences")
         page.content += fences + editor.editor_tags(assets)
         if page.file.src_uri == learner.PAGE:
             page.content = _with_learner(page, config, assets)
