@@ -426,7 +426,7 @@ def appendix_namespace() -> dict:
     from tools.notebook import Notebook
 
     book = Notebook(APPENDIX)
-    reads = [i for i, cell in enumerate(book.cells) if "RESULTS" in cell.fence.code]
+    reads = [i for i, cell in enumerate(book.cells) if "RESULTS" in cell.code]
     if not reads:
         raise RuntimeError(f"{APPENDIX.name}: no fence reads RESULTS (benchmarks/results.json)")
     book.run_until(reads[0])

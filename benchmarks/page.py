@@ -48,7 +48,7 @@ REPEATS = 5
 
 
 def _diamond_fence() -> dict:
-    from tools.site.fences import page_fences
+    from tools.site.page_data import page_fences
 
     fences = page_fences(ROOT / "docs" / "03-backward.md")["fences"]
     [fence] = [f for f in fences if "def diamond(x_value=3.0):" in f["code"]]
@@ -73,7 +73,7 @@ def python_start(browser, url: str, reach: float) -> tuple[list[tuple[str, float
     after chapter in one visit; the pointer reaches the Run bar ``reach`` seconds before
     the click (the page starts Python then). And the requests for the worker and Python's
     WebAssembly the visit made, by file name."""
-    from tools.site.fences import page_fences
+    from tools.site.page_data import page_fences
 
     tab = browser.new_context().new_page()
     requested: list[str] = []

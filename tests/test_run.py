@@ -129,7 +129,7 @@ def test_a_traceback_points_at_the_chapter_and_line_that_wrote_the_code(book):
     notebook = run_all(path)
     grow = relative(book / "02-grow.md", ROOT)
     assert notebook.failure == f"{grow}:18: ZeroDivisionError: division by zero"
-    report = notebook.runner.outcomes[1].report
+    report = notebook.outcomes[1].report
     assert f'File "{grow}", line 18, in halve' in report
     assert "return Thing(self.n / 0)" in report  # quoted from chapter 2
     assert "kernel.py" not in report

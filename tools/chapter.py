@@ -2,7 +2,7 @@
 
 A chapter is CommonMark (as VS Code's preview and GitHub read it) parsed once with
 markdown-it-py; its fences, headings (with the site's anchors), cells, generated blocks,
-prose and balance, and each fence's names, all come from that parse. Nothing else parses
+prose, and each fence's names, all come from that parse. Nothing else parses
 Markdown; this module imports neither pytest nor mkdocs.
 """
 
@@ -31,7 +31,6 @@ GENERATED_CLOSE = "<!-- end of steps -->"
 _DETAILS = re.compile(
     r"(?P<open><details\b)|(?P<close></details>)|<summary>(?P<summary>.*?)</summary>"
 )
-_OPENS, _CLOSES = re.compile(r"<details\b"), re.compile(r"</details>")
 _TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))""")
 
 
@@ -137,19 +136,6 @@ class Generated:
     line: int  # 1-based line of the opening comment
     end: int  # 1-based line of the closing comment (0: there is none)
     text: str  # the lines between the two comments, as written
-
-
-@dataclass(frozen=True)
-class Balance:
-    """What a reader meets outside folded ``<details>`` blocks, in non-blank source lines:
-    code (every fence but ```output blocks, which are results) and prose."""
-
-    code: int
-    prose: int
-
-    @property
-    def ratio(self) -> float:
-        return self.code / max(self.prose, 1)
 
 
 @dataclass(frozen=True)
@@ -314,6 +300,11 @@ class Chapter:
         """The first heading's text, as the site's navigation shows it."""
         return self.headings[0].text if self.headings else self.path.stem
 
+    def figure_line(self, name: str) -> int | None:
+        """The first line (from 1) that shows figure ``name``: ![...](figures/<name>.svg)."""
+        needle = f"(figures/{name}.svg)"
+        return next((number for number, line in enumerate(self.lines, 1) if needle in line), None)
+
     def section_of(self, line: int) -> Heading | None:
         """The section ``line`` is in: the nearest heading above it."""
         return next((h for h in reversed(self.headings) if h.line < line), None)
@@ -382,26 +373,6 @@ class Chapter:
             and token.map
             and not any(token.map[0] + 1 in span for span in written)
         ]
-
-    @functools.cached_property
-    def balance(self) -> Balance:
-        """Lines of visible code against lines of visible prose (see ``Balance``)."""
-        lines, depth, code, prose = self.lines, 0, 0, 0
-        written = [range(g.line, g.end or len(lines) + 1) for g in self.generated]
-
-        def counted(start: int, stop: int) -> int:
-            return sum(1 for text in lines[start:stop] if text.strip())
-
-        for token in _tokens(self.text):
-            if token.type in ("html_block", "html_inline"):
-                depth += len(_OPENS.findall(token.content)) - len(_CLOSES.findall(token.content))
-            elif depth or not token.map:
-                continue
-            elif token.type == "fence" and token.info.strip() != OUTPUT:
-                code += counted(token.map[0] + 1, token.map[1] - 1)
-            elif token.type == "inline" and not any(token.map[0] + 1 in w for w in written):
-                prose += counted(*token.map)
-        return Balance(code, prose)
 
 
 def chapters(docs: Path) -> list[Path]:

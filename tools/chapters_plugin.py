@@ -130,9 +130,9 @@ class chapter(DefaultRunner):  # noqa: N801 (the runner's name is the class name
         if book.failure:  # one failure, one message: the later fences are not run
             pytest.skip(f"not run: an earlier fence failed first, at {book.failure}")
         book.run_next()
-        if target in book.skipped:
-            pytest.skip(book.skipped[target])
-        if self.engine_file is not None and book.cells[target].fence.is_engine:
+        if book.cells[target].blocked:
+            pytest.skip(f"not run: {book.cells[target].blocked}")
+        if self.engine_file is not None and book.cells[target].engine:
             pytest.skip(f"engine fence: {self.engine_file} is used instead")
 
     def repr_failure(self, test, excinfo, style=None):

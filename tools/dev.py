@@ -153,15 +153,14 @@ def serve_address(args: "list[str]") -> "tuple[str, int]":
         return SERVE_ADDRESS
     host, _, port = value.rpartition(":")
     valid = port.isascii() and port.isdigit() and 1 <= int(port) <= 65535
+    example = _serve_example(port=port if valid else SERVE_ADDRESS[1] + 1)
     if not host:  # "8001", "foo" or ":8001"
-        example = _serve_example(port=port if valid else SERVE_ADDRESS[1] + 1)
         raise UsageError(f"-a {value} is not an address: give IP:PORT, e.g. {example}")
     bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::1]
     if bare != "localhost":
         try:
             ipaddress.ip_address(bare)
         except ValueError:
-            example = _serve_example(port=port if valid else SERVE_ADDRESS[1] + 1)
             raise UsageError(
                 f"-a {value}: {host!r} is not an IP address (nor localhost), e.g. {example}"
             ) from None

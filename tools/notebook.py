@@ -1,9 +1,9 @@
 """A chapter file run as a notebook: tools/page/run.py's Notebook, fed from a docs/*.md file.
 
 This file reads the chapter, finds the engine as it stands before it, says which fences
-cannot run here (an OPTIONAL module not installed), and keeps the interface the pytest
-plugin, learner mode (``engine=PATH``) and the figures drive; the first failure stops a
-chapter. It imports no pytest.
+cannot run here (an OPTIONAL module not installed) or in a browser, and keeps the interface
+the pytest plugin, learner mode (``engine=PATH``) and the figures drive; the first failure
+stops a chapter. It imports no pytest.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from tools import ENGINE, ROOT, relative
 from tools.chapter import OUTPUT, Chapter, Fence, fence_ticks, reading_order
 from tools.page import run
-from tools.page.kernel import Chunk, describe, installed
+from tools.page.kernel import Chunk, Join, describe
 from tools.page.run import OutputMismatchError
 from tools.tangle import engine_chunks
 
@@ -38,19 +38,13 @@ class EngineImportError(ImportError):
 
 
 def import_engine(path: Path) -> types.ModuleType:
-    """The micrograd.py at ``path``, run as a fresh module named ``micrograd``.
-
-    Compiled from its text (no __pycache__ is written next to it, and none is read).
-    """
-    module = types.ModuleType("micrograd")
-    module.__file__ = str(path)
+    """The micrograd.py at ``path``, run as a fresh module named ``micrograd`` (compiled from
+    its text: no __pycache__ is written next to it, and none is read)."""
     try:
-        code = compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
-        with installed(module):
-            exec(code, module.__dict__)
+        engine = Chunk(str(path), 1, path.read_text(encoding="utf-8"))
+        return Join([engine], str(path), str(path)).module()
     except Exception as error:
         raise EngineImportError(f"{path} does not import: {describe(error)}") from error
-    return module
 
 
 def blockers(
@@ -163,12 +157,14 @@ def cells_of(chapter: Chapter, needs) -> list[run.Cell]:
     ]
 
 
-class Notebook:
-    """One chapter file, run through tools/page/run.py's Notebook, one fence at a time.
+class Notebook(run.Notebook):
+    """One chapter file run as tools/page/run.py's Notebook, one fence at a time: its cells
+    read from the file, the engine as it stands before it; the first failure stops it.
 
-    ``book``: the folder whose chapters come before this one (default: its own).
-    ``optional`` False: fences that import an OPTIONAL module never run, installed or not
-    (what is drawn from a chapter must come out the same without them).
+    ``engine``: a learner's micrograd.py, used instead of the engine chunks (``patch`` is
+    applied to it first). ``book``: the folder whose chapters come before this one
+    (default: its own). ``optional`` False: fences that import an OPTIONAL module never
+    run, installed or not (what is drawn from a chapter must come out the same without them).
     """
 
     def __init__(
@@ -181,8 +177,6 @@ class Notebook:
         book: Path | None = None,
     ):
         self.path = path
-        self.chapter = Chapter.read(path)
-        self.cells = self.chapter.cells
         self.engine_module = None  # a learner's engine, used instead of the engine chunks
         self.engine_error: EngineImportError | None = None  # raised by the first cell run
         if engine is not None:
@@ -192,37 +186,27 @@ class Notebook:
                 self.engine_error, self.engine_module = error, types.ModuleType("micrograd")
             if patch is not None and self.engine_error is None:
                 patch(self.engine_module)
-        self.runner = run.Notebook(
+        super().__init__(
             relative(path, ROOT),
-            cells_of(self.chapter, optional_needs(optional)),
+            cells_of(Chapter.read(path), optional_needs(optional)),
             before=engine_before(path, book) if engine is None else [],  # learner: whole
             engine=self.engine_module,
             check_outputs=check_outputs,
             remedy=LEARNER_REMEDY if engine is not None else run.UPDATE,
             file=str(ROOT / ENGINE),
         )
-        self.namespace = self.runner.namespace
-        self.skipped = {
-            i: f"not run: {cell.blocked}"
-            for i, cell in enumerate(self.runner.cells)
-            if cell.blocked
-        }
         self.failure: str | None = None  # where and how the first failing cell failed
         self.error: BaseException | None = None
 
     @property
-    def next(self) -> int:
-        """The index of the next cell to run."""
-        return self.runner.next
-
-    @next.setter
-    def next(self, index: int) -> None:  # learner mode steps over a cell it cannot run
-        self.runner.next = index
+    def runner(self) -> run.Notebook:
+        """The runner itself (tools/learn/child.py reads ``book.runner.kernel``)."""
+        return self
 
     @property
     def printed(self) -> dict[int, str]:
         """What each cell that ran printed, by index."""
-        return {i: o.printed for i, o in self.runner.outcomes.items() if o.state != "blocked"}
+        return {i: o.printed for i, o in self.outcomes.items() if o.state != "blocked"}
 
     def index_of(self, first_line: int) -> int:
         return next(i for i, c in enumerate(self.cells) if c.line == first_line)
@@ -232,7 +216,7 @@ class Notebook:
         if self.failure is None and self.next < index:
             with contextlib.suppress(EngineImportError):
                 self._check_engine()
-                self.runner.run(index - 1)
+                self.run(index - 1)
                 self._note()
 
     def _check_engine(self) -> None:
@@ -245,17 +229,16 @@ class Notebook:
     def run_next(self) -> None:
         """Run the next cell; on failure, remember it and raise."""
         self._check_engine()
-        outcome = self.runner.run(self.next)
+        outcome = self.run(self.next)
         self._note()
         if outcome.state == "failed":
             raise outcome.error
 
     def _note(self) -> None:
         """Remember the first failure: where and how (``failure``), and the error."""
-        first = self.runner.first_failure
-        if first is None or self.failure is not None:
+        if self.first_failure is None or self.failure is not None:
             return
-        outcome = self.runner.outcomes[first]
+        outcome = self.outcomes[self.first_failure]
         self.failure, self.error = outcome.report.split("\n")[0], outcome.error
         shown = outcome.printed and not isinstance(outcome.error, OutputMismatchError)
         if shown and hasattr(outcome.error, "add_note"):  # add_note: Python 3.11+

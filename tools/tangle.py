@@ -267,18 +267,26 @@ def write_text(path: Path, text: str, crlf: bool = False) -> None:
     path.write_text(text, encoding="utf-8", newline="\r\n" if crlf else "\n")
 
 
-def update(docs: Path, out: Path, root: Path = ROOT, force: bool = False) -> str:
-    """Write the tangle to ``out``, unless ``out`` holds edits of its own (then RefusalError)."""
+def update(docs: Path, out: Path, root: Path = ROOT, force: bool = False, check=False) -> str:
+    """Write the tangle to ``out``, unless ``out`` holds edits of its own (then RefusalError);
+    with ``check``, write nothing: RefusalError, with the diff, if ``out`` is not the tangle."""
     new = tangle(docs, root)
     old = out.read_text(encoding="utf-8") if out.exists() else None
     if old == new:
         return f"{out.name} is up to date"
-    if old is not None and hand_edited(old) and not force:
+    edited = old is not None and hand_edited(old)
+    diff = diff_text(old or "", new, f"{out.name} (on disk)", f"{out.name} (from the chapters)")
+    if check and edited:
+        why = f"was edited since it was generated: run `{SYNC}` to write the edit back"
+        raise RefusalError(f"{out.name} {why}", diff)
+    if check:
+        raise RefusalError(f"{out.name} is stale: run `{TANGLE}`", diff)
+    if edited and not force:
         raise RefusalError(
             f"refusing to overwrite {out.name}: it was edited since it was generated, and "
             f"writing it would lose those edits (diff above). Write them back into the "
             f"chapters with `{SYNC}`, or discard them with `{TANGLE} --force`.",
-            diff_text(old, new, f"{out.name} (on disk)", f"{out.name} (from the chapters)"),
+            diff,
         )
     write_text(out, new)
     return f"wrote {out.name}"
@@ -293,13 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--force", action="store_true", help="overwrite even an edited file")
     args = parser.parse_args(argv)
     root = args.docs.resolve().parent
-    if args.check:
-        try:
-            return _check(args.docs, args.out, root)
-        except TangleError as error:
-            print(f"tangle: error: {error}", file=sys.stderr)
-            return 2
-    return report("tangle", lambda: update(args.docs, args.out, root, force=args.force))
+    return report("tangle", lambda: update(args.docs, args.out, root, args.force, args.check))
 
 
 def report(command: str, action) -> int:
@@ -315,22 +317,6 @@ def report(command: str, action) -> int:
         return 2
     print(f"{command}: {done}")
     return 0
-
-
-def _check(docs: Path, out: Path, root: Path) -> int:
-    new = tangle(docs, root)
-    name = out.name
-    old = out.read_text(encoding="utf-8") if out.exists() else None
-    if old == new:
-        print(f"tangle: {name} is up to date")
-        return 0
-    print(diff_text(old or "", new, f"{name} (on disk)", f"{name} (from the chapters)"), end="")
-    if old is not None and hand_edited(old):
-        why = f"was edited since it was generated: run `{SYNC}` to write the edit back"
-    else:
-        why = f"is stale: run `{TANGLE}`"
-    print(f"tangle: {name} {why}", file=sys.stderr)
-    return 1
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from tests.helpers.site import PAGES, url_path
 from tools import DOCS
 from tools.notebook import Notebook
 from tools.page import bridge
-from tools.site.fences import page_fences
+from tools.site.page_data import page_fences
 from tools.site.runtime import RUNTIME_FILES, engine_json
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}

@@ -23,7 +23,7 @@ import pytest
 
 from tests.helpers.browser import PHONE, assert_clean
 from tests.helpers.site import ENGINE_PAGE, PAGES, SITE_PAGES, url_path
-from tools.site.fences import page_fences
+from tools.site.page_data import page_fences
 
 FIGURE = re.compile(r"!\[[^\]]*\]\(figures/[\w-]+\.svg\)")
 

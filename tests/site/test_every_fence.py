@@ -22,7 +22,7 @@ from tests.helpers.browser import (
     states,
 )
 from tests.helpers.site import PAGES, url_path
-from tools.site.fences import page_fences
+from tools.site.page_data import page_fences
 
 CHAPTERS = [page for page in PAGES if page_fences(page)["fences"]]
 

@@ -31,8 +31,8 @@ from tools.learn.in_page import _blocked
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
 from tools.learn.table import progress_table
-from tools.site.fences import page_fences
 from tools.site.learner import PAGE, PLACEHOLDER
+from tools.site.page_data import page_fences
 
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
 BEFORE = ROOT / "docs" / "15-retention.md"  # the chapter before learner mode's: it has Runs

@@ -29,7 +29,7 @@ from tests.helpers.browser import (
     states,
 )
 from tests.helpers.site import PAGES, build_small_site
-from tools.site.fences import page_fences
+from tools.site.page_data import page_fences
 
 
 @pytest.mark.usefixtures("runtime")
@@ -139,6 +139,24 @@ def test_one_python_start_serves_two_chapters_read_in_a_row(open_page, site_url)
     assert requests_for(tab, "worker.js") == 1, "the worker was made again"
     assert requests_for(tab, "pyodide.asm.wasm") == 1, "Python was loaded again"
     assert len(python_workers(tab)) == 1
+    assert_clean(tab, next_page.name)
+
+
+@pytest.mark.usefixtures("runtime")
+def test_a_chapter_left_is_let_go_and_the_editor_is_made_once_a_tab(open_page, site_url):
+    # Material's instant navigation runs a page's scripts again on each page it swaps in,
+    # and never removes its media-query listeners: the tab kept a CodeMirror per chapter
+    # page shown, and every page left whole (benchmarks/page.py measures the memory).
+    _, tab = chapter_page(open_page, site_url, "03-")
+    tab.evaluate(
+        "() => { window.firstEditor = window.CodeEditor;"
+        " window.left = document.querySelector('[data-md-component=container]'); }"
+    )
+    [next_page] = [p for p in PAGES if p.name.startswith("04-")]
+    next_chapter_to(tab, next_page)
+    assert tab.evaluate("() => window.CodeEditor === window.firstEditor"), "editor.js ran again"
+    tab.wait_for_function("() => !window.left.isConnected && !window.left.querySelector('*')")
+    assert code(tab, page_fences(next_page)["fences"][0]["line"]).is_visible()
     assert_clean(tab, next_page.name)
 
 

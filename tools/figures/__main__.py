@@ -23,25 +23,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only check; exit 1 if stale")
     args = parser.parse_args(argv)
     stale = []
-    for name, text in drawn().items():
-        file = path(name)
+
+    def bring_up_to_date(file: Path, text: str, done: str) -> None:
         if not file.exists() or file.read_text(encoding="utf-8") != text:
             stale.append(file)
             if not args.check:
                 file.parent.mkdir(exist_ok=True)
                 file.write_text(text, encoding="utf-8", newline="\n")
-                print(f"figures: drew {relative(file)}")
+                print(f"figures: {done} {relative(file)}")
+
+    for name, text in drawn().items():
+        bring_up_to_date(path(name), text, "drew")
     tables: dict[Path, dict[str, str]] = {}
     for name, tracks in recorded().items():
         tables.setdefault(DOCS / FIGURES[name].chapter, {})[name] = steps_block(tracks)
     for chapter, blocks in tables.items():
-        text = chapter.read_text(encoding="utf-8")
-        new = with_step_tables(chapter, blocks)
-        if new != text:
-            stale.append(chapter)
-            if not args.check:
-                chapter.write_text(new, encoding="utf-8", newline="\n")
-                print(f"figures: wrote the step tables of {relative(chapter)}")
+        bring_up_to_date(chapter, with_step_tables(chapter, blocks), "wrote the step tables of")
     if args.check and stale:
         print("figures: stale: " + ", ".join(relative(p) for p in stale))
         return 1

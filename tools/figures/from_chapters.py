@@ -69,15 +69,9 @@ def standalone(svg: str, name: str) -> str:
     return svg[:head_end] + STANDALONE_STYLE + svg[head_end:] + "\n"
 
 
-def line_showing(lines: list[str], name: str) -> int | None:
-    """The first line (from 1) of ``lines`` that shows figure ``name``, or None."""
-    needle = f"(figures/{name}.svg)"
-    return next((number for number, line in enumerate(lines, 1) if needle in line), None)
-
-
 def shown_at(figure: Figure) -> int:
     """The line of the figure's chapter that shows it: ![...](figures/<name>.svg)."""
-    found = line_showing(Chapter.read(DOCS / figure.chapter).lines, figure.name)
+    found = Chapter.read(DOCS / figure.chapter).figure_line(figure.name)
     if found is None:
         raise RuntimeError(f"docs/{figure.chapter} does not show figures/{figure.name}.svg")
     return found

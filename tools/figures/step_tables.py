@@ -11,7 +11,7 @@ from tools.chapter import GENERATED_CLOSE, Chapter
 from tools.figures.from_chapters import FIGURES, shown_at
 from tools.page import steps
 
-STEPS_SUMMARY = "Figure {number}, step by step: the table of its backward pass"
+STEPS_SUMMARY = "{figure}, step by step: the table of its backward pass"
 
 
 def steps_block(tracks: list[steps.Track]) -> str:
@@ -39,21 +39,11 @@ def with_step_tables(path: Path, tables: dict[str, str]) -> str:
         if block is not None and block.end:
             edits.append((block.line, block.end - 1, text.splitlines(keepends=True)))
             continue
-        figure = FIGURES[name]
-        at = shown_at(figure)  # 1-based line of the image; the caption paragraph after it
-        after = at
-        if (
-            after + 1 < len(lines)
-            and lines[after].strip() == ""
-            and lines[after + 1].startswith("*")
-        ):
-            after += 1
-            while after < len(lines) and lines[after].strip():
-                after += 1
-        number = re.match(r"\*Figure (\d+)\.", lines[at + 1]) if at + 1 < len(lines) else None
-        summary = STEPS_SUMMARY.format(number=number[1] if number else "").replace(
-            "Figure , ", "The figure, "
-        )
+        at = shown_at(FIGURES[name])  # the image's line; its caption is the paragraph below
+        caption = next((t for n, t in chapter.prose if n == at + 2 and t.startswith("*")), "")
+        after = at + 1 + len(caption.split("\n")) if caption else at  # 0-based: after both
+        number = re.match(r"\*Figure (\d+)\.", caption)
+        summary = STEPS_SUMMARY.format(figure=f"Figure {number[1]}" if number else "The figure")
         new = [
             "\n",
             '<details markdown="1">\n',

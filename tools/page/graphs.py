@@ -12,23 +12,28 @@ from . import steps
 from .figures import graph_figure, steps_of
 
 
-def dot_of(root, names, *, locals_=None) -> str:
-    """graph_dot of ``root``; ``locals_`` restores spent local derivatives for it."""
+def dot_after_backward(root, names) -> str:
+    """graph_dot of the fresh graph under ``root`` after ``root.backward()``, with the local
+    derivatives that backward() spends put back, to be drawn."""
     from micrograd import graph_dot
 
-    spent = saved_locals(root)
-    try:
-        for node, local in (locals_ or {}).items():
-            node._local = local
-        return graph_dot(root, names)
-    finally:
-        for node, local in spent.items():
-            node._local = local
+    saved = {node: node._local for node in root.topo()}
+    root.backward()
+    for node, local in saved.items():
+        node._local = local
+    return graph_dot(root, names)
 
 
-def saved_locals(root) -> dict:
-    """Each node's local derivatives, before backward() spends them."""
-    return {node: node._local for node in root.topo()}
+def digraph(name: str, rankdir: str, body: list[str]) -> str:
+    """A DOT graph of boxes laid out towards ``rankdir``, its statements ``body``."""
+    return "\n".join(
+        [f"digraph {name} {{", f"  rankdir={rankdir};", "  node [shape=box];", *body, "}"]
+    )
+
+
+def cluster(k: int, title: str, body: list[str]) -> list[str]:
+    """The statements of a titled box ``k`` of a DOT graph, holding ``body``."""
+    return [f"  subgraph cluster_{k} {{", f'    label="{title}";', *body, "  }"]
 
 
 def track(
@@ -132,12 +137,12 @@ def chain_rule_by_the_engine(ns):
 
 @graph_figure("02-the-value-atom.md", "02-square")
 def square_pushed(ns):
-    from micrograd import Value
+    from micrograd import Value, graph_dot
 
     x = Value(3.0)
     square = x * x
     ns["push"](square)  # the chapter's own helper: seed 1 and push one step
-    return dot_of(square, {x: "x", square: "x * x"})
+    return graph_dot(square, {x: "x", square: "x * x"})
 
 
 def node_consumers(names: dict) -> list:
@@ -155,31 +160,32 @@ def _walks(ns) -> list:
     ]
 
 
+def _named_diamond(ns):
+    """A fresh diamond of the chapter's (x, a, b, c, L), its x and root, and their names."""
+    x, a, root = ns["diamond"]()
+    return x, root, {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
+
+
 @graph_figure("03-backward.md", "03-careless-walk")
 def careless_walk(ns):
     """The diamond three times: each node numbered in the order a walk released it."""
-    runs = []
-    for title, walk in _walks(ns):
+    lines = []
+    for k, (title, walk) in enumerate(_walks(ns)):
         walk = walk or (lambda root: (root.backward(), root.topo()[::-1])[1])
-        x, a, root = ns["diamond"]()
-        names = {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
-        order = [node for node in walk(root) if node in names]
-        runs.append((title, x.grad, names, order))
-    lines = ["digraph walks {", "  rankdir=TB;", "  node [shape=box];"]
-    for k, (title, result, names, order) in enumerate(runs):
-        lines += [f"  subgraph cluster_{k} {{", f'    label="{title}\\nx.grad = {result:g}";']
-        step = {node: i + 1 for i, node in enumerate(order)}
+        x, root, names = _named_diamond(ns)
+        step = {node: i + 1 for i, node in enumerate(n for n in walk(root) if n in names)}
+        boxes = []
         for node, name in names.items():
             early = name == "a" and step[node] < max(step[c] for c in node_consumers(names))
             mark = ", penwidth=2.5" if early else ""
             note = " (too early)" if early else ""
-            lines.append(f'    {name}{k} [label="{name}: released {step[node]}{note}"{mark}];')
-        lines += [
+            boxes.append(f'    {name}{k} [label="{name}: released {step[node]}{note}"{mark}];')
+        boxes += [
             f"    x{k} -> a{k}; x{k} -> a{k}; a{k} -> b{k}; a{k} -> c{k};",
             f"    b{k} -> L{k}; c{k} -> L{k};",
-            "  }",
         ]
-    return "\n".join([*lines, "}"])
+        lines += cluster(k, f"{title}\\nx.grad = {x.grad:g}", boxes)
+    return digraph("walks", "TB", lines)
 
 
 def _neuron(ns):
@@ -196,10 +202,7 @@ def _neuron(ns):
 
 @graph_figure("05-a-scalar-neuron.md", "05-neuron")
 def scalar_neuron(ns):
-    loss, names = _neuron(ns)
-    local = saved_locals(loss)
-    loss.backward()
-    return dot_of(loss, names, locals_=local)
+    return dot_after_backward(*_neuron(ns))
 
 
 @steps_of("05-neuron")
@@ -224,8 +227,7 @@ def careless_walk_steps(ns):
     """The figure's three walks, each recorded on a diamond of its own, side by side."""
     tracks = []
     for k, (title, walk) in enumerate(_walks(ns)):
-        x, a, root = ns["diamond"]()
-        names = {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
+        _, root, names = _named_diamond(ns)
         recording = steps.record(root, names, walk=walk, leaves=True)  # as the figure numbers
         shown = set(names.values())  # the constants are not drawn
         drawn = {i: f"{name}{k}" for i, name in enumerate(recording.names) if name in shown}
@@ -238,27 +240,25 @@ def careless_walk_steps(ns):
 
 def side_by_side(graphs: list[tuple[str, str]], rankdir: str = "LR") -> str:
     """One DOT graph holding several graph_dot texts, each in a titled box of its own."""
-    lines = ["digraph figure {", f"  rankdir={rankdir};", "  node [shape=box];"]
+    lines = []
     for k, (title, dot_text) in enumerate(graphs):
         body = dot_text.splitlines()[3:-1]  # graph_dot's own header and closing brace off
-        lines += [f"  subgraph cluster_{k} {{", f'    label="{title}";']
-        lines += ["  " + re.sub(r"\bn(\d+)\b", rf"g{k}n\1", line) for line in body]
-        lines.append("  }")
-    return "\n".join([*lines, "}"])
+        lines += cluster(k, title, ["  " + re.sub(r"\bn(\d+)\b", rf"g{k}n\1", b) for b in body])
+    return digraph("figure", rankdir, lines)
 
 
 def structure_dot(root, names: dict) -> str:
     """The shape of the graph under root: one small box per node (its name or operation)."""
     order = root.topo()
     number = {node: i for i, node in enumerate(order)}
-    lines = ["digraph structure {", "  rankdir=LR;", "  node [shape=box];"]
+    lines = []
     for node in order:
         label = names.get(node) or (f"{node.data:g}" if node._op == "const" else node._op)
         label = label or "leaf"
         style = ", style=dashed" if node._op == "const" else ""
         lines.append(f'  n{number[node]} [label="{label}"{style}];')
         lines += [f"  n{number[operand]} -> n{number[node]};" for operand in node._prev]
-    return "\n".join([*lines, "}"])
+    return digraph("structure", "LR", lines)
 
 
 @graph_figure("06-neuron-layer-mlp.md", "06-dot")
@@ -310,9 +310,7 @@ def one_node_per_neuron_steps(ns):
 @graph_figure("08-drawing-the-graph.md", "08-diamond")
 def graph_dot_of_the_diamond(ns):
     nodes = _diamond(ns["x"].data)  # the chapter's x, as the reader may have changed it
-    local = saved_locals(nodes["L"])
-    nodes["L"].backward()
-    return dot_of(nodes["L"], _names(nodes), locals_=local)
+    return dot_after_backward(nodes["L"], _names(nodes))
 
 
 @graph_figure("09-failure-cases.md", "09-cut")
@@ -353,24 +351,24 @@ def forward_and_reverse_sweeps(ns):
         "f1": "f1 = s + t",
         "f2": "f2 = exp p",
     }
-    lines = ["digraph sweeps {", "  rankdir=LR;", "  node [shape=box];"]
+    lines = []
     sweeps = [  # graphviz stacks the boxes bottom up: reverse first puts forward on top
         ("reverse: cotangents, seeded on f1 (1 of 2 passes)", back, "cotangent", "back"),
         ("forward: tangents, seeded on x1 (1 of 3 passes)", ahead, "tangent", "forward"),
     ]
     for k, (title, nodes, kind, direction) in enumerate(sweeps):
-        lines += [f"  subgraph cluster_{k} {{", f'    label="{title}";']
+        boxes = []
         for name, node in nodes.items():
             number, carried = (
                 (node.value, node.tangent) if kind == "tangent" else (node.data, node.grad)
             )
-            lines.append(
+            boxes.append(
                 f'    {name}{k} [label="{names.get(name, name)}\\nvalue {number:.3g}\\n'
                 f'{kind} {carried:.3g}"];'
             )
-        lines += [f"    {a}{k} -> {b}{k} [dir={direction}];" for a, b in edges]
-        lines.append("  }")
-    return "\n".join([*lines, "}"])
+        boxes += [f"    {a}{k} -> {b}{k} [dir={direction}];" for a, b in edges]
+        lines += cluster(k, title, boxes)
+    return digraph("sweeps", "LR", lines)
 
 
 @graph_figure("14-dynamic-static-captured.md", "14-branches")

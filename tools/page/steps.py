@@ -300,23 +300,17 @@ def page_data(name: str, tracks: Sequence[Track]) -> dict:
             recording = track.recording
             at = min(position, len(recording.steps))
             grads = recording.grads(at)
-            lit = {"active": [], "receives": [], "edges": []}
-            if at == 0:
-                lit["active"] = (
-                    [track.boxes[recording.root]] if recording.root in track.boxes else []
+            step = recording.steps[at - 1] if 0 < position <= len(recording.steps) else None
+            active = recording.root if at == 0 else step.node if step else None  # none: done
+            lit = {"active": [track.boxes.get(active)], "receives": [], "edges": []}
+            counts: dict[int, int] = {}
+            for edge in step.edges if step else ():
+                counts[edge.operand] = counts.get(edge.operand, 0) + 1
+                lit["receives"].append(track.boxes.get(edge.operand))
+                lit["edges"].append(
+                    track.edges.get((edge.operand, step.node, counts[edge.operand]))
                 )
-            elif position <= len(recording.steps):
-                step = recording.steps[at - 1]
-                lit["active"] = [track.boxes[step.node]] if step.node in track.boxes else []
-                counts: dict[int, int] = {}
-                for edge in step.edges:
-                    counts[edge.operand] = counts.get(edge.operand, 0) + 1
-                    if edge.operand in track.boxes:
-                        lit["receives"].append(track.boxes[edge.operand])
-                    arrow = track.edges.get((edge.operand, step.node, counts[edge.operand]))
-                    if arrow:
-                        lit["edges"].append(arrow)
-            lit = {kind: sorted(set(ids)) for kind, ids in lit.items()}
+            lit = {kind: sorted(set(ids) - {None}) for kind, ids in lit.items()}
             texts = [[r.element, r.prefix, number(grads[r.node])] for r in track.readouts]
             shown.append({**lit, "texts": texts})
         positions.append({"tracks": shown, "caption": captions(tracks, position)})

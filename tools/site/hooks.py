@@ -26,7 +26,7 @@ from tools.figures.from_chapters import nudged, recorded, with_data_in  # noqa: 
 from tools.notebook import import_engine  # noqa: E402
 from tools.page import steps  # noqa: E402
 from tools.page.kernel import installed  # noqa: E402
-from tools.site import editor, fences, learner, runtime, search, weave  # noqa: E402
+from tools.site import editor, learner, page_data, runtime, weave  # noqa: E402
 from tools.site.figures import inline_figures, with_data  # noqa: E402
 from tools.site.marks import label_folds, offer_download  # noqa: E402
 from tools.site.mathml import math_in_html  # noqa: E402
@@ -47,29 +47,31 @@ def on_startup(command, dirty):
 
 
 def on_config(config):
-    try:
-        _build["runtime"] = runtime.runtime_tarballs()
-    except runtime.RuntimeUnavailableError as why:
-        _build["runtime"] = None
-        log.info(runtime.HOW_TO_ENABLE.format(why=why, version=runtime.PYODIDE))
-    except runtime.RuntimeIntegrityError as error:
-        raise PluginError(str(error)) from None
+    _build["runtime"] = _fetched(runtime.runtime_tarballs, runtime.HOW_TO_ENABLE)
     if _build["runtime"] is not None:
         try:
             _build["editor"] = editor.editor_bundle()
         except editor.EditorUnavailableError as why:
             _build["runtime"] = None  # no Run buttons without an editor for their code
             log.info(editor.HOW_TO_ENABLE.format(why=why, version=editor.CODEMIRROR))
+    shim = (runtime.SHIM,)
+    _build["shim"] = _fetched(lambda: runtime.runtime_tarballs(shim), runtime.SEARCH_FROM_DISK)
+    if _build["shim"] is None:
+        dropped = runtime.SHIM.files["shim/index.js"]
+        config.extra["polyfills"] = [p for p in config.extra.get("polyfills", []) if p != dropped]
+    return config
+
+
+def _fetched(fetch, how_to_enable: str):
+    """What ``fetch`` fetched from npm; None if it cannot be had here (saying how to enable
+    it). A tarball that is not the one pinned stops the build."""
     try:
-        _build["shim"] = {search.SHIM: runtime.runtime_tarball(search.SHIM)}
+        return fetch()
     except runtime.RuntimeUnavailableError as why:
-        _build["shim"] = None
-        shim = search.SHIM.files["shim/index.js"]
-        config.extra["polyfills"] = [p for p in config.extra.get("polyfills", []) if p != shim]
-        log.info(search.HOW_TO_ENABLE.format(why=why))
+        log.info(how_to_enable.format(why=why, version=runtime.PYODIDE))
     except runtime.RuntimeIntegrityError as error:
         raise PluginError(str(error)) from None
-    return config
+    return None
 
 
 def on_pre_build(config):
@@ -131,7 +133,8 @@ def on_page_context(context, page, config, **_):
     source = page.file.abs_src_path
     if _build["runtime"] is not None and source and Chapter.read(Path(source)).cells:
         assets = get_relative_url("assets", page.url)
-        page.content += fences.fences_element(Path(source)) + editor.editor_tags(assets)
+        fences = page_data.element(page_data.page_fences(Path(source)), id="notebook-fences")
+        page.content += fences + editor.editor_tags(assets)
         if page.file.src_uri == learner.PAGE:
             page.content = _with_learner(page, config, assets)
     if figures := with_data_in(page.file.src_path):  # steps, nudges

@@ -7,9 +7,17 @@ index an attribute. Pages read it with ``bookPage.data`` (docs/assets/page/page.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
+from pathlib import Path
+
+from tools import relative
+from tools.chapter import Chapter
+from tools.notebook import cells_of, engine_before, needs
+from tools.page import graphs  # noqa: F401 (registers the graph figures)
+from tools.page.figures import FIGURES
 
 
 def element(data, **attributes: str) -> str:
@@ -30,3 +38,24 @@ def read(page: str, marker: str) -> list:
     pattern = r'<span class="page-data[^"]*" hidden([^>]*) data-json="([^"]*)"></span>'
     found = re.finditer(pattern, page)
     return [json.loads(html.unescape(m[2])) for m in found if marker in m[1]]
+
+
+def page_fences(path: Path) -> dict:
+    """What a chapter page's notebook needs (docs/assets/notebook/, as data in the page): its
+    name, its python fences as the runner's cells, how many of engine.json's chunks come
+    before it, and the graph figures that the reader's code draws again
+    (tools/page/live.py), with the lines that show them."""
+    chapter = Chapter.read(path)
+    figures = [
+        {"name": figure.name, "line": line}
+        for figure in FIGURES.values()
+        if figure.graph
+        and figure.chapter == path.name
+        and (line := chapter.figure_line(figure.name)) is not None
+    ]
+    return {
+        "chapter": relative(path),
+        "figures": sorted(figures, key=lambda figure: figure["line"]),
+        "engine_before": len(engine_before(path)),
+        "fences": [dataclasses.asdict(cell) for cell in cells_of(chapter, needs)],
+    }

@@ -72,6 +72,15 @@ VIZ = Package(
     {"dist/viz.js": "assets/viz/viz.js"},
 )
 PACKAGES = (PYODIDE_PACKAGE, VIZ)
+# Search from disk: Chromium will not start Material's search worker from a file:// page;
+# the iframe-worker shim (mkdocs.yml's extra.polyfills) runs it in a hidden iframe.
+SHIM = Package(
+    "iframe-worker",
+    "1.0.4",
+    "sha512-"
+    "roeaaI+Lg1LJNfgpCjoRe/+WzEjy9+Z08LoEvu85MCPbBjwm+qXz8Ag5U05lHa6V1CysZyGzE0SOkAtSUA5q7Q==",
+    {"shim/index.js": "assets/iframe-worker/shim.js", "LICENSE": "assets/iframe-worker/LICENSE"},
+)
 NOTEBOOK_DIR = "assets/notebook"  # notebook.js and worker.js (from docs/), and what follows
 PAGE_PYTHON = ROOT / "tools" / "page"  # what the page's Python runs: the folder, whole
 PAGE_ZIP = f"{NOTEBOOK_DIR}/page.zip"  # ... as tools/page/*.py, unpacked by worker.js
@@ -80,6 +89,10 @@ HOW_TO_ENABLE = (
     "Run buttons are off: {why}, so the site has no Python runtime (Pyodide {version}). "
     "To turn them on, install npm (apt-get install nodejs npm) and build again with the "
     "npm registry in reach."
+)
+SEARCH_FROM_DISK = (
+    "Search works only when the site is served: {why}, so the site has no copy of the "
+    f"{SHIM.name} shim that runs it from disk. Install npm and build again to add it."
 )
 
 
@@ -151,10 +164,10 @@ def runtime_tarball(package: Package = PYODIDE_PACKAGE) -> Path:
     return tarball
 
 
-def runtime_tarballs() -> dict[Package, Path]:
-    """Every package the page needs, with its tarball (RuntimeUnavailableError if one
-    cannot be had: the page then runs nothing)."""
-    return {package: runtime_tarball(package) for package in PACKAGES}
+def runtime_tarballs(packages: tuple[Package, ...] = PACKAGES) -> dict[Package, Path]:
+    """Each package with its tarball (RuntimeUnavailableError if one cannot be had: by
+    default, every package the page needs, and the page then runs nothing)."""
+    return {package: runtime_tarball(package) for package in packages}
 
 
 def install_packages(tarballs: Mapping[Package, Path], site: Path) -> None:

@@ -1,7 +1,7 @@
 // Run buttons for a chapter page: the chapter is one notebook, as under pytest.
 //
 // The page carries its python fences as JSON (a hidden element, #notebook-fences, written
-// by tools/site/fences.py while the site is built, read with bookPage.data): code, first
+// by tools/site/page_data.py while the site is built, read with bookPage.data): code, first
 // line, engine or not, and why a fence cannot run in a browser, if it cannot. The fences
 // the page shows are its python code blocks, in the same order; each gets a bar with Run,
 // Stop and Reset, and its code becomes a code editor (CodeMirror 6, window.CodeEditor: the

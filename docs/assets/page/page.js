@@ -46,6 +46,19 @@
   if (!JSON.parse(config.textContent).features.includes("navigation.instant")) return;
   const base = new URL(JSON.parse(config.textContent).base, location.href);
 
+  // Material 9.x listens to its media queries anew for each page it swaps in and never
+  // stops (watchMedia: matchMedia's addListener, no removeListener). Each listener keeps a
+  // component of a page left, and through it that page's whole tree, since a node holds its
+  // parent: so the page left, once every script has let go of it, is taken apart.
+  let shown = null; // the container of the page shown
+  window.bookPage.onPage(() => {
+    const left = shown;
+    shown = document.querySelector("[data-md-component=container]");
+    if (left && !left.isConnected) {
+      setTimeout(() => left.querySelectorAll("*").forEach((node) => node.remove()));
+    }
+  });
+
   // The pages the sitemap lists, as paths where the site is served: the sitemap's
   // addresses all start with site_url, the longest folder they share.
   let pages = new Set(); // until the sitemap has been read, links load as usual

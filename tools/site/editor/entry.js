@@ -2,6 +2,7 @@
 // window.CodeEditor. Bundled by tools/site/editor.py (esbuild, pinned in package.json and
 // package-lock.json) while the site is built; docs/assets/notebook/notebook.js makes each
 // python fence one, and docs/assets/learner/learner.js holds the learner's engine in one.
+// It runs once a tab: the bundle's banner (editor.py's ONCE) skips it where it ran before.
 
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
