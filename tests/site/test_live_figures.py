@@ -73,7 +73,7 @@ def test_x_at_2_in_chapter_3_redraws_the_walks_and_their_steps_end_at_20(open_pa
 
 
 def test_a_fence_that_prints_graph_dot_in_chapter_7_gets_its_graph_drawn(open_page, site_url):
-    page, tab = chapter_page(open_page, site_url, "07-", dark=True, phone=True)
+    page, tab = chapter_page(open_page, site_url, "08-", dark=True, phone=True)
     fence = fence_with(page, "dot_text = graph_dot(L, names)")
     run(tab, fence["line"])
     drawn = bar(tab, fence["line"]).locator(
@@ -91,7 +91,7 @@ def test_a_fence_that_prints_graph_dot_in_chapter_7_gets_its_graph_drawn(open_pa
 
 
 def test_a_graph_too_big_to_read_is_not_drawn_and_says_its_size(open_page, site_url):
-    page, tab = chapter_page(open_page, site_url, "07-")
+    page, tab = chapter_page(open_page, site_url, "08-")
     fence = fence_with(page, "dot_text = graph_dot(L, names)")
     long = MAX_NODES + 1  # additions: a chain of long + 1 leaves and long sums
     code(tab, fence["line"]).fill(
