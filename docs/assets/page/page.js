@@ -30,6 +30,13 @@
       return node;
     },
 
+    // Text in which `backticks` mark code, as an element: the backticked parts set as <code>.
+    withCode(className, text) {
+      const node = bookPage.element("span", className);
+      text.split("`").forEach((part, i) => node.append(i % 2 ? bookPage.element("code", "", part) : part));
+      return node;
+    },
+
     // Call `setup` on every page shown: on Material's document$, which emits the first page
     // and each page instant navigation swaps in (opened from disk too: only the first).
     // Without Material's script, once the page is parsed.
