@@ -73,11 +73,28 @@ def setup_code(chapter: Chapter, before: str, growing: bool) -> str:
         "# cell first. It writes micrograd.py beside the notebook: the engine as the",
         "# chapters before this one built it, so that `from micrograd import ...` below",
         "# imports it. Nothing is fetched; Python alone runs every cell.",
-        "import importlib",
         "import sys",
+        "import types",
         "from pathlib import Path",
         "",
         f"BOOK_ENGINE = {literal(before)}",
+        "",
+        "",
+        "def load(text):",
+        '    """Write micrograd.py and import it afresh from its text (never from a cache',
+        '    that an earlier version of the file left)."""',
+        '    path = Path("micrograd.py").resolve()',
+        '    path.write_text(text, encoding="utf-8")',
+        '    engine = types.ModuleType("micrograd")',
+        "    engine.__file__ = str(path)",
+        '    sys.modules["micrograd"] = engine',
+        "    try:",
+        '        exec(compile(text, str(path), "exec"), vars(engine))',
+        "    except BaseException:",
+        '        del sys.modules["micrograd"]',
+        "        raise",
+        "    return engine",
+        "",
         "",
     ]
     if growing:
@@ -90,21 +107,13 @@ def setup_code(chapter: Chapter, before: str, growing: bool) -> str:
             "    of the chapters before, and this chapter's engine cells above it), import",
             '    the engine afresh, and take its names, as the book runs the chapter."""',
             '    chunks[place] = code.strip("\\n") + "\\n"',
-            '    text = BOOK_ENGINE + "".join(chunks[k] for k in sorted(chunks))',
-            '    Path("micrograd.py").write_text(text, encoding="utf-8")',
-            "    importlib.invalidate_caches()",
-            '    sys.modules.pop("micrograd", None)',
-            '    engine = importlib.import_module("micrograd")',
+            '    engine = load(BOOK_ENGINE + "".join(chunks[k] for k in sorted(chunks)))',
             "    names = vars(engine).items()",
             '    globals().update({k: v for k, v in names if not (k[:2] == "__" == k[-2:])})',
             "",
             "",
         ]
-    lines += [
-        'Path("micrograd.py").write_text(BOOK_ENGINE, encoding="utf-8")',
-        "importlib.invalidate_caches()",
-        'sys.modules.pop("micrograd", None)  # an engine imported before is not this one',
-    ]
+    lines += ["load(BOOK_ENGINE)"]
     return "\n".join(lines) + "\n"
 
 
