@@ -124,9 +124,6 @@ def on_page_content(html, page, config, **_):
         log.warning("%s: cannot convert math %r to MathML: %s", page.file.src_path, latex, error)
 
     html = offer_download(label_folds(math_in_html(html, warn)))
-    source = page.file.abs_src_path
-    if source and notebooks.has_notebook(Path(source)):
-        html = notebooks.with_link(html, Path(source))
     return inline_figures(html, Path(config["docs_dir"]))
 
 
@@ -199,6 +196,15 @@ def _with_used_in(page, woven, chapter: Path) -> str:
             expected,
         )
     return html
+
+
+def on_post_page(output, page, **_):
+    # After search has read the page and the print page has copied it: the link to the
+    # chapter's notebook is for the page alone.
+    source = page.file.abs_src_path
+    if source and notebooks.has_notebook(Path(source)):
+        return notebooks.with_link(output, Path(source))
+    return output
 
 
 def on_template_context(context, template_name, config, **_):
