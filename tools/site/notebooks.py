@@ -46,6 +46,18 @@ def has_notebook(chapter: Path) -> bool:
     return chapter.name != "index.md" and bool(Chapter.read(chapter).cells)
 
 
+def code_cell(source: str, printed: str | None = None) -> dict:
+    """A code cell, with what it printed as its output (nbformat checks the whole notebook
+    once, in ``chapter_notebook``: checking each cell as it is made costs ten times more)."""
+    outputs = [] if printed is None else [v4.new_output("stream", name="stdout", text=printed)]
+    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": outputs,
+            "source": source}  # fmt: skip
+
+
+def markdown_cell(source: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+
 def needs(fence) -> tuple[str, str] | None:
     """What a fence needs that a notebook away from the book's repository cannot count on:
     what the page's Python lacks too (tools/notebook.py), said for a notebook."""
@@ -212,15 +224,15 @@ def chapter_notebook(path: Path, docs: Path | None = None) -> nbformat.NotebookN
     uses_pytest = any(
         "pytest" in cell.fence.names.imports for cell, why in zip(cells, blocked) if not why
     )
-    made = [v4.new_code_cell(setup_code(chapter, before, bool(engine_places)))]
+    made = [code_cell(setup_code(chapter, before, bool(engine_places)))]
     if uses_pytest:
-        made.append(v4.new_code_cell(pytest_code()))
+        made.append(code_cell(pytest_code()))
     unfold, targets = _unfolded(chapter), _links(chapter, docs)
 
     def prose(start: int, stop: int) -> None:
         text = _with_links(markdown_of(chapter, start, stop, unfold), targets)
         if text.strip():
-            made.append(v4.new_markdown_cell(text))
+            made.append(markdown_cell(text))
 
     line = 1  # the first line of the chapter not yet in a cell
     for cell, why in zip(cells, blocked):
@@ -232,21 +244,20 @@ def chapter_notebook(path: Path, docs: Path | None = None) -> nbformat.NotebookN
             if cell.output is not None:
                 output = cell.output.code.removesuffix("\n")
                 shown += f"\n\n{fence_ticks(output)}\n{output}\n{fence_ticks(output)}"
-            made.append(v4.new_markdown_cell(shown))
+            made.append(markdown_cell(shown))
         elif cell.fence.is_engine:
-            made.append(v4.new_code_cell(engine_cell(engine_places[cell.line], code)))
+            made.append(code_cell(engine_cell(engine_places[cell.line], code)))
         else:
-            outputs = []
-            if cell.output is not None:
-                outputs = [v4.new_output("stream", name="stdout", text=cell.output.code)]
-            made.append(v4.new_code_cell(code, outputs=outputs))
+            made.append(code_cell(code, cell.output.code if cell.output else None))
         last = cell.output if cell.output is not None else cell.fence
         line = last.end + 1  # past its closing backticks
     prose(line, len(chapter.lines))
     for number, cell in enumerate(made):
-        cell.id = f"{path.stem[:40]}-{number}"  # the same bytes on every build
-    notebook = v4.new_notebook(cells=made)
-    notebook.metadata = {"kernelspec": KERNEL, "language_info": {"name": "python"}}
+        cell["id"] = f"{path.stem[:40]}-{number}"  # the same bytes on every build
+    metadata = {"kernelspec": KERNEL, "language_info": {"name": "python"}}
+    notebook = nbformat.from_dict(
+        {"cells": made, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+    )
     nbformat.validate(notebook)
     return notebook
 
