@@ -156,7 +156,7 @@ def test_serve_puts_the_book_where_the_readme_says():
     host, port = SERVE_ADDRESS
     said = re.search(r"python3 tools/dev\.py serve\s+# the book on (\S+),", README.read_text())
     assert said, "the README's serve command should say where the book is"
-    served = f"http://{host}:{port}{urlsplit(config['site_url']).path}"
+    served = f"http://{host}:{port}{urlsplit(config.get('site_url') or '/').path}"
     for page in PAGES:
         for where in re.findall(r"the book on (http://[^\s,]+)", page.read_text()):
             assert served.rstrip("/") == where.rstrip("/"), (

@@ -9,6 +9,7 @@ Markdown; this module imports neither pytest nor mkdocs.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import itertools
 import re
@@ -126,6 +127,20 @@ class Cell:
         anchor = self.section.anchor if self.section else "top"
         kind = "engine-" if self.fence.is_engine else ""
         return f"{anchor}[{kind}{self.place}]"
+
+
+@dataclass(frozen=True)
+class Fold:
+    """A ``<details>`` block: where it opens and closes, and its summary."""
+
+    line: int  # 1-based line of ``<details``
+    end: int  # 1-based line of ``</details>`` (0: there is none)
+    summary: str  # the text of its ``<summary>``, as written
+    summary_line: int  # 1-based line of its ``<summary>`` (0: it has none)
+
+    def holds(self, line: int) -> bool:
+        """Is ``line`` inside the block (between its opening and closing tags)?"""
+        return self.line < line and (self.end == 0 or line < self.end)
 
 
 @dataclass(frozen=True)
@@ -277,6 +292,30 @@ class Chapter:
                 info, code = token.info.strip(), token.content
                 inner = summaries[-1] if summaries else ""
                 found.append(Fence(self.path, line, info, code, bool(summaries), inner))
+        return found
+
+    @functools.cached_property
+    def folds(self) -> list[Fold]:
+        """Every ``<details>`` block written as HTML blocks of their own, in the order
+        they open (an outer block before the blocks inside it)."""
+        found: list[Fold] = []
+        open_: list[int] = []  # indices in ``found`` of the blocks not closed yet
+        for token in _tokens(self.text):
+            if token.type != "html_block" or not token.map:
+                continue
+            for tag in _DETAILS.finditer(token.content):
+                line = token.map[0] + 1 + token.content.count("\n", 0, tag.start())
+                if tag["open"]:
+                    open_.append(len(found))
+                    found.append(Fold(line, 0, "", 0))
+                elif tag["close"] and open_:
+                    k = open_.pop()
+                    found[k] = dataclasses.replace(found[k], end=line)
+                elif tag["summary"] is not None and open_ and not found[open_[-1]].summary_line:
+                    k = open_[-1]
+                    found[k] = dataclasses.replace(
+                        found[k], summary=tag["summary"].strip(), summary_line=line
+                    )
         return found
 
     @functools.cached_property

@@ -10,7 +10,10 @@ whole-book page (print_page.html, from the print-site plugin) printed by headles
 from disk: MathML, the math font and the figures as on screen, an outline of the chapters
 and their sections (``--generate-pdf-document-outline``), no browser header or footer, and
 the print styles of docs/stylesheets/print.css (no Run bars or step controls, headings kept
-with what follows). Chromium is Debian's ``chromium`` (or Chrome, where that is installed).
+with what follows), and every fold (checks, solutions, answers, tables of steps) open:
+Material's script opens them for print, and starts from disk too
+(tools/site/theme/main.html). Chromium is Debian's ``chromium`` (or Chrome, where that is
+installed).
 """
 
 from __future__ import annotations

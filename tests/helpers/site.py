@@ -111,6 +111,7 @@ def build_small_site(folder: Path, env: dict[str, str], into="site") -> tuple[Pa
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     config["docs_dir"] = str(docs)
     config["hooks"] = [str(ROOT / hook) for hook in config["hooks"]]
+    config["theme"]["custom_dir"] = str(ROOT / config["theme"]["custom_dir"])
     (folder / "mkdocs.yml").write_text(yaml.safe_dump(config))
     site = folder / into
     result = subprocess.run(

@@ -81,7 +81,7 @@ def test_page_loads_cleanly_and_fits_a_phone_screen(open_page, site_url, built_s
             shot.screenshot(path=str(Path(folder) / name), full_page=True)
 
 
-def test_site_navigates_from_disk_and_the_run_buttons_say_to_serve_it(open_page, built_site):
+def test_opened_from_disk_the_site_works_as_served_but_running_code(open_page, built_site):
     home = open_page((built_site / "index.html").as_uri())
     first, second = PAGES[1], PAGES[2]
     home.locator("a.md-footer__link--next").click()
@@ -92,10 +92,32 @@ def test_site_navigates_from_disk_and_the_run_buttons_say_to_serve_it(open_page,
     assert home.url.endswith(url_path(second)), home.url
     assert home.locator("article h1").first.is_visible()
 
+    # Material's components start, as when served (tools/site/theme/main.html): a copy button
+    # on every code block, a header that names the section scrolled to, and folds that open
+    # for print (the event Chromium sends before it prints; the PDF: test_whole_book.py).
+    blocks = home.locator("article div.highlight pre").count()  # buttons come with the page
+    copies = home.locator("article div.highlight .md-code__button").count()
+    assert blocks and copies == blocks, f"from disk, {copies} copy buttons for {blocks} blocks"
+    home.locator("article h2").nth(1).scroll_into_view_if_needed()
+    home.locator(".md-header__title--active").wait_for(state="attached")
+    folds = home.locator("article details:not(.notebook-book)")
+    assert folds.count() and not any(f.evaluate("d => d.open") for f in folds.all())
+    home.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    shut = [
+        f.locator("summary").text_content() for f in folds.all() if not f.evaluate("d => d.open")
+    ]
+    assert not shut, f"from disk, printing leaves these folds shut: {shut}"
+
     if (built_site / "assets" / "pyodide").exists():
         home.locator(".notebook-run").first.click()
-        said = home.locator(".notebook-failure").first.text_content()
-        for advice in ("served", "python3 tools/dev.py serve", "python3 -m http.server -d site"):
-            assert advice in said, f"from file://, a Run click should say {advice!r}: {said!r}"
+        said = home.locator(".notebook-failure").first
+        for advice in ("opened from disk", "python3 -m http.server", "http://localhost:8000/"):
+            assert advice in said.text_content(), f"from disk, Run should say {advice!r}: {said}"
+        assert said.locator("code").first.text_content() == "python3 -m http.server"
+        assert "`" not in said.text_content(), "the advice shows its Markdown backticks"
+        idle = "new Promise(r => requestIdleCallback(r, {timeout: 500}))"
+        home.evaluate(idle)  # editors are made one an idle moment, the first by now: none here
+        home.evaluate(idle)
+        assert home.locator(".cm-editor").count() == 0, "from disk, fences offer editors"
     outside = [url for url in home.watch.requested if not url.startswith("file://")]
     assert not outside, f"opened from disk, the site asked for {outside}"

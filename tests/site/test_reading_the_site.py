@@ -4,7 +4,7 @@ Display math that fits its column has nothing to scroll (so no scrollbar, wherev
 are classic); on a 390 px phone every figure is within the column or scrolls inside its own
 box, never drawn larger than it was drawn; the search index holds the rendered math but no
 TeX, and no figure's labels; search works opened from disk; printed, a page shows no Run bar
-or step control; and a chapter prints to a PDF with an outline (tools/publish.py).
+or step control (the whole book as a PDF: test_whole_book.py).
 """
 
 from __future__ import annotations
@@ -12,14 +12,10 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
-
-import pytest
 
 from tests.helpers.browser import PHONE, assert_clean
 from tests.helpers.site import PAGES, url_path
 from tools import ROOT
-from tools.publish import has_outline, pages, print_pdf
 
 
 # The two tests that visit many pages go from page to page without waiting for the search
@@ -156,11 +152,3 @@ def test_printed_pages_show_no_run_bar_or_step_control(open_page, site_url, buil
     kept = tab.locator("article h2").first.evaluate("h => getComputedStyle(h).breakAfter")
     assert kept == "avoid", f"printed, a heading may end a page (break-after: {kept})"
     assert_clean(tab, "chapter 3 in print media")
-
-
-def test_a_chapter_prints_to_a_pdf_with_an_outline(built_site, tmp_path):
-    if shutil.which("chromium") is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    out = print_pdf(built_site / "03-backward.html", tmp_path / "03-backward.pdf")
-    assert has_outline(out), "the PDF has no outline (--generate-pdf-document-outline)"
-    assert pages(out) > 1, f"chapter 3 printed on {pages(out)} page"

@@ -546,3 +546,29 @@ def test_each_engine_fence_says_which_later_chapters_use_it(built_site, page):
         assert {target(page, href)[0] for href in chapters_used} <= later, links
         assert target(page, whole)[0] == url_path(ENGINE_PAGE)
         assert target(page, whole)[1] in outline(built_site, ENGINE_PAGE).ids
+
+
+def test_every_address_of_the_site_is_one_mkdocs_yml_sets_and_none_is_a_placeholder(built_site):
+    """The header's repository link, each page's canonical URL and the sitemap's addresses
+    come from repo_url and site_url in mkdocs.yml, the one place for them; unset (no public
+    address yet), the site has none of them."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    repo, site = config.get("repo_url"), config.get("site_url")
+    for address in (repo, site):
+        assert not address or not re.search(r"example\.(org|com|net)", address), address
+    sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
+    locs = re.findall(r"<loc>([^<]*)</loc>", sitemap)
+    assert all(site and loc.startswith(site) for loc in locs), f"sitemap.xml lists {locs[:3]}"
+    assert bool(locs) == bool(site), f"site_url is {site!r}; sitemap.xml lists {len(locs)}"
+    for page in [*SITE_PAGES, PRINT_PAGE]:
+        text = built_file(built_site, page).read_text(encoding="utf-8")
+        canonical = re.findall(r'<link rel="canonical" href="([^"]*)"', text)
+        assert all(site and c.startswith(site) for c in canonical), (page.name, canonical)
+        assert bool(canonical) == bool(site) or page == PRINT_PAGE, (page.name, canonical)
+        sources = re.findall(r'<a href="([^"]*)"[^>]*class="md-source"', text)
+        assert sources == ([repo] if repo else []), (page.name, sources)
+        assert not re.search(r"https?://example\.(org|com|net)", text), (
+            f"{page.name}: a placeholder"
+        )

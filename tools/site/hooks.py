@@ -21,12 +21,12 @@ from mkdocs.structure.files import File  # noqa: E402
 from mkdocs.utils import get_relative_url  # noqa: E402
 
 from tools import ENGINE, ROOT, tangle  # noqa: E402
-from tools.chapter import Chapter  # noqa: E402
+from tools.chapter import Chapter, chapters  # noqa: E402
 from tools.figures.from_chapters import nudged, recorded, with_data_in  # noqa: E402
 from tools.notebook import import_engine  # noqa: E402
 from tools.page import steps  # noqa: E402
 from tools.page.kernel import installed  # noqa: E402
-from tools.site import editor, learner, page_data, runtime, weave  # noqa: E402
+from tools.site import editor, learner, notebooks, page_data, runtime, weave  # noqa: E402
 from tools.site.figures import inline_figures, with_data  # noqa: E402
 from tools.site.marks import label_folds, offer_download  # noqa: E402
 from tools.site.mathml import math_in_html  # noqa: E402
@@ -99,6 +99,9 @@ def on_files(files, config):
     _build["files"] = files  # the site's files, for links between pages
     files.append(File.generated(config, ENGINE, abs_src_path=str(ROOT / ENGINE)))
     docs = Path(config.docs_dir)
+    for chapter in filter(notebooks.has_notebook, chapters(docs)):  # beside its page
+        text = notebooks.notebook_text(chapter, docs)
+        files.append(File.generated(config, notebooks.notebook_name(chapter), content=text))
     try:
         _build["woven"] = woven = weave.weave(docs, root=docs.parent)
     except tangle.TangleError as error:
@@ -193,6 +196,15 @@ def _with_used_in(page, woven, chapter: Path) -> str:
             expected,
         )
     return html
+
+
+def on_post_page(output, page, **_):
+    # After search has read the page and the print page has copied it: the link to the
+    # chapter's notebook is for the page alone.
+    source = page.file.abs_src_path
+    if source and notebooks.has_notebook(Path(source)):
+        return notebooks.with_link(output, Path(source))
+    return output
 
 
 def on_template_context(context, template_name, config, **_):

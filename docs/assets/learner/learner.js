@@ -25,10 +25,6 @@
   const STORED = "literate-micrograd:learner:engine"; // the engine, as typed
   const TABLE = "literate-micrograd:learner:table"; // {table, engine, chapter} of the last Check
   const TABLE_LIMIT = 120; // seconds to make the table and find what to read next
-  const SERVE =
-    "Python runs on this page only when the site is served over HTTP: run " +
-    "`python3 tools/dev.py serve`, or `python3 -m http.server -d site`, and open " +
-    "http://127.0.0.1:8000/ (or use `python3 tools/dev.py learn` in a terminal).";
 
   // docs/assets/page/page.js, which may load after this script (it sits in the content)
   const element = (...args) => bookPage.element(...args);
@@ -282,7 +278,7 @@
 
     async check() {
       if (location.protocol === "file:") {
-        this.say(SERVE);
+        this.status.replaceChildren(bookPage.withCode("", this.data.unserved));
         return;
       }
       const engine = this.text;

@@ -42,20 +42,7 @@
   "use strict";
 
   const here = new URL(".", document.currentScript.src);
-  const SERVE =
-    "Python runs on this page only when the site is served over HTTP: browsers do not " +
-    "let it load from a file:// page. In the repository, run `python3 tools/dev.py serve`, " +
-    "or serve a built site with `python3 -m http.server -d site`, then open " +
-    "http://127.0.0.1:8000/ in the browser.";
-
-  const { element } = bookPage; // docs/assets/page/page.js
-
-  // Text in which `backticks` mark code, as a node: the backticked parts set as <code>.
-  function withCode(className, text) {
-    const node = element("span", className);
-    text.split("`").forEach((part, i) => node.append(i % 2 ? element("code", "", part) : part));
-    return node;
-  }
+  const { element, withCode } = bookPage; // docs/assets/page/page.js
 
   function button(className, label, title) {
     const node = element("button", "notebook-button " + className, label);
@@ -316,6 +303,14 @@
       this.show();
     }
 
+    // Opened from disk nothing runs: why, and what to do (tools/site/fences.py says it).
+    unserved(text) {
+      this.clear();
+      this.failure.replaceChildren(withCode("notebook-unserved", text));
+      this.show();
+      this.setState("unserved", "the site must be served");
+    }
+
     fail(report) {
       this.failure.textContent = report;
       this.show();
@@ -456,8 +451,10 @@
     }
 
     // An editor takes some 30 ms to make: one at a time while the browser is idle, in page
-    // order, so that a long chapter opens as fast as a short one.
+    // order, so that a long chapter opens as fast as a short one. Opened from disk, where
+    // nothing can run, the book's code stays as it is printed (with its copy button).
     makeEditors() {
+      if (location.protocol === "file:") return;
       const waiting = this.cells.filter((cell) => cell.bar && !cell.fence.blocked);
       const idle = window.requestIdleCallback || ((work) => setTimeout(work, 0));
       const next = () => {
@@ -519,9 +516,7 @@
     async run(target, { all = false } = {}) {
       const cell = this.cells[target];
       if (location.protocol === "file:") {
-        cell.clear();
-        cell.fail(SERVE);
-        cell.setState("unserved", "the site must be served");
+        cell.unserved(this.page.unserved);
         return;
       }
       if (this.target !== null) return;

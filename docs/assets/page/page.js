@@ -8,12 +8,13 @@
 //
 // Instant navigation (navigation.instant in mkdocs.yml): Material swaps the next page in
 // without reloading, so the page's Python lives on from chapter to chapter. Material does
-// it only for links to the pages sitemap.xml lists, by their addresses under site_url: on
-// the published site, or under `mkdocs serve`, which puts its own address there. Served
-// anywhere else (`python3 -m http.server -d site`, the tests' server), the links to those
-// same pages, read from the sitemap relative to where the site is served, are handed to
-// Material's own navigation here. Opened from disk (file://) Material keeps ordinary
-// navigation, and so does this.
+// it only for links to the pages sitemap.xml lists, by their addresses under site_url:
+// under `mkdocs serve`, which puts its own address there, or once the site is published
+// at an address set in mkdocs.yml. Anywhere else (no site_url yet, so a sitemap without
+// addresses; `python3 -m http.server -d site`; the tests' server), the links to the pages
+// that the site's navigation lists are handed to Material's own navigation here. Opened
+// from disk (file://) Material keeps ordinary navigation (tools/site/theme/main.html),
+// and so does this.
 
 (function () {
   "use strict";
@@ -29,13 +30,18 @@
       return node;
     },
 
+    // Text in which `backticks` mark code, as an element: the backticked parts set as <code>.
+    withCode(className, text) {
+      const node = bookPage.element("span", className);
+      text.split("`").forEach((part, i) => node.append(i % 2 ? bookPage.element("code", "", part) : part));
+      return node;
+    },
+
     // Call `setup` on every page shown: on Material's document$, which emits the first page
-    // and each page instant navigation swaps in. Opened from disk, Material's instant
-    // navigation is off and its document$ ends without a page (9.x), so there: once the
-    // page is parsed.
+    // and each page instant navigation swaps in (opened from disk too: only the first).
+    // Without Material's script, once the page is parsed.
     onPage(setup) {
-      const served = location.protocol !== "file:";
-      if (typeof document$ !== "undefined" && served) document$.subscribe(setup);
+      if (typeof document$ !== "undefined") document$.subscribe(setup);
       else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
       else setup();
     },
@@ -59,20 +65,9 @@
     }
   });
 
-  // The pages the sitemap lists, as paths where the site is served: the sitemap's
-  // addresses all start with site_url, the longest folder they share.
-  let pages = new Set(); // until the sitemap has been read, links load as usual
-  fetch(new URL("sitemap.xml", base))
-    .then((response) => response.text())
-    .then((text) => {
-      const sitemap = new DOMParser().parseFromString(text, "application/xml");
-      const paths = [...sitemap.querySelectorAll("url > loc")].map((loc) => new URL(loc.textContent).pathname);
-      const up = (folder) => folder.slice(0, folder.lastIndexOf("/", folder.length - 2) + 1);
-      let root = paths.length ? paths[0].slice(0, paths[0].lastIndexOf("/") + 1) : "/";
-      for (const path of paths) while (!path.startsWith(root)) root = up(root);
-      pages = new Set(paths.map((path) => new URL(path.slice(root.length), base).pathname));
-    })
-    .catch(() => {});
+  // The site's pages, as the navigation of the page shown lists them.
+  const pages = () =>
+    new Set([...document.querySelectorAll("nav.md-nav--primary a.md-nav__link[href]")].map((a) => new URL(a.href).pathname));
 
   // After Material's own handler, which has already claimed the links it knows.
   document.addEventListener("click", (event) => {
@@ -81,7 +76,7 @@
     const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
     if (!link || link.target || link.hasAttribute("download")) return;
     const url = new URL(link.href);
-    if (url.origin !== base.origin || !pages.has(url.pathname)) return;
+    if (url.origin !== base.origin || !pages().has(url.pathname)) return;
     if (url.pathname === location.pathname) return; // the browser scrolls to the anchor
     event.preventDefault();
     history.replaceState({ x: scrollX, y: scrollY }, "");
