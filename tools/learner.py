@@ -24,10 +24,21 @@ if __name__ == "__main__":  # run by its path (chapter 16 does, from a learner's
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools import ENGINE
+from tools.learn.best import best_lines, now, read_record, record_path, remember, write_record
 from tools.learn.child import DEFAULT_TIMEOUT, check
+from tools.learn.counted import engine_checks, engine_names, nothing_to_check
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import DEFAULT_PATH, SkeletonExistsError, write_skeleton
-from tools.learn.table import progress_table
+from tools.learn.table import Layout, table_head, table_row, table_tail
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments get one line saying what to type instead (argparse's usage is --help)."""
+
+    def error(self, message: str):
+        self.exit(
+            2, f"learner: {message}; see python3 tools/dev.py {self.prog.split()[-1]} --help\n"
+        )
 
 
 def _engine_file(path: Path) -> Path:
@@ -35,9 +46,32 @@ def _engine_file(path: Path) -> Path:
     return path / ENGINE if path.is_dir() else path
 
 
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a time: give the seconds a chapter may run, a positive number "
+            "such as 120"
+        )
+    return seconds
+
+
+def _python_file(path: Path) -> Path:
+    """``path`` if it names a Python file; else ValueError saying what to type instead."""
+    if path.suffix != ".py":
+        raise ValueError(
+            f"{path.as_posix()} is not a Python file: give your engine's .py file or its "
+            "folder, e.g. my-engine/micrograd.py"
+        )
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="learner", description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="learner", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     write = commands.add_parser("skeleton", help="write a micrograd.py for you to fill in")
     write.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH)
     write.add_argument("--force", action="store_true", help="replace the file if it exists")
@@ -52,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     learn.add_argument(
         "--timeout",
-        type=float,
+        type=_seconds,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"per chapter (default {DEFAULT_TIMEOUT:g})",
@@ -62,25 +96,58 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "skeleton":
         path = _engine_file(args.path)
         try:
-            count = write_skeleton(path, force=args.force)
-        except SkeletonExistsError as error:
+            count = write_skeleton(_python_file(path), force=args.force)
+        except (SkeletonExistsError, ValueError) as error:
             print(f"learner: {error}", file=sys.stderr)
-            return 1
+            return 1 if isinstance(error, SkeletonExistsError) else 2
         print(
             f"wrote {path.as_posix()}: {count} functions to write, each raising "
             "NotImplementedError with the section of the book that builds it."
         )
         print(f"Check it against the book: python3 tools/dev.py learn {path.as_posix()}")
         return 0
+    return _learn(_engine_file(args.path), args.chapter, args.timeout)
 
-    path = _engine_file(args.path)
+
+def _learn(path: Path, chapters: list[str], timeout: float) -> int:
+    """``learn``: the table, a chapter's row printed as soon as it is known."""
     try:
-        selected = chapters_named(args.chapter)
-        results = check(path, selected, timeout=args.timeout)
+        selected = chapters_named(chapters)
+        nothing = nothing_to_check(selected, path)
+        if nothing:
+            raise ValueError(nothing)
+        _python_file(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"{path.as_posix()}: no such file (write one with `skeleton`)")
     except (ValueError, FileNotFoundError) as error:
         print(f"learner: {error}", file=sys.stderr)
         return 2
-    print(progress_table(results, path.as_posix()), end="")
+    layout = Layout.of(selected, sum(len(engine_checks(c, engine_names())) for c in selected))
+    shown = []
+
+    def show(result):
+        if result.failure and result.failure.kind == "EngineImportError":
+            return
+        if not shown:
+            print(table_head(layout), end="", flush=True)
+        shown.append(result)
+        print(table_row(result, layout), end="", flush=True)
+
+    results = check(path, selected, timeout=timeout, progress=show)
+    broken = [r.failure for r in results if r.failure and r.failure.kind == "EngineImportError"]
+    if broken:
+        said = broken[0].message.removeprefix("EngineImportError: ")
+        print(f"learner: {said}; fix it, then run the same command again", file=sys.stderr)
+        return 2
+    print(table_tail(results, path.as_posix(), layout), end="")
+    kept = record_path(path)
+    record = read_record(kept)
+    if record is None:
+        print(f"(your best scores are not kept: {kept.as_posix()} is not the learner's file)")
+    else:
+        record = remember(record, results, now())
+        print("".join(f"{line}\n" for line in best_lines(record, results)), end="")
+        write_record(kept, record)
     return 0 if all(r.failure is None for r in results) else 1
 
 

@@ -18,21 +18,28 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tools import ROOT
+from tools.chapter import Chapter
+from tools.learn.counted import engine_checks, engine_names, made_from, names_used
 from tools.learn.diagnose import DIAGNOSE
 from tools.learn.places import chapters_named
 from tools.learn.table import ChapterResult, chapter_result
-from tools.notebook import Notebook
+from tools.learn.wording import worded_otherwise
+from tools.notebook import EngineImportError, Notebook, OutputMismatchError
 from tools.page.kernel import describe
 
 DEFAULT_TIMEOUT = 120.0  # seconds per chapter: many times what the slowest one needs
 
 
-def _event_of_failure(error: BaseException, book: Notebook, engine: Path, fallback: int) -> dict:
+def _event_of_failure(error: BaseException, book: Notebook, engine: Path, index: int) -> dict:
     """What the child reports about a failing check: where in the chapter, where in the engine."""
     place = book.runner.kernel.where(error)
     in_engine = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(engine)]
-    line = place[1] if place else fallback
+    line = place[1] if place else book.cells[index].line - 1  # else: the fence's opening
     event = {"line": line, "kind": type(error).__name__, "message": describe(error)}
+    outcome = book.runner.outcomes.get(index)
+    printed = outcome.printed if outcome is not None else ""
+    if printed and not isinstance(error, OutputMismatchError):  # a mismatch shows it already
+        event["printed"] = printed
     if in_engine:
         event["engine_line"], event["function"] = in_engine[-1].lineno, in_engine[-1].name
     return event
@@ -42,13 +49,29 @@ def run_chapter(
     chapter: Path, engine: Path, tell, every: bool = False, skip: frozenset[int] = frozenset()
 ) -> None:
     """Run one chapter against ``engine`` in this process, calling ``tell(**event)`` per
-    event: {"start": i}, then {"passed": i} or {"failed": i, ...} (i: a cell's index).
-    With ``every``, it runs on past failures, reporting each check. The cells in ``skip``
-    are not run (the page's Python cannot run them: tools/learn/in_page.py)."""
+    event: {"start": i}, then {"passed": i}, {"wording": i} (it differs from the book only
+    in the words of an error message or a repr: ``worded_otherwise``) or {"failed": i,
+    ...}; or {"waits": i, "on": j} for a check not run, since it reads what failed check j
+    left unsure (``names_used``, ``made_from``). Every other check runs after a failure.
+    With ``every``, every check runs, whatever failed above it. The cells in ``skip`` are
+    not run (the page's Python cannot run them: tools/learn/in_page.py)."""
     book = Notebook(chapter, engine=engine)
+    reads = names_used(chapter)
+    classes = frozenset(
+        name for name, value in vars(book.engine_module).items() if isinstance(value, type)
+    )
+    unsure: dict[int, frozenset[str]] = {}  # a cell that failed or waits -> its names unsure
+    root: dict[int, int] = {}  # such a cell -> the failed check it waits on (or itself)
     while book.next < len(book.cells):
         index = book.next
         if index in skip:
+            book.next += 1
+            continue
+        cell = book.cells[index]
+        waits = [root[i] for name, i in reads[index].items() if name in unsure.get(i, ())]
+        if waits and not every:
+            root[index], unsure[index] = min(waits), made_from(cell.fence.code, 0)
+            tell(waits=index, on=root[index])
             book.next += 1
             continue
         tell(start=index)
@@ -57,11 +80,19 @@ def run_chapter(
         except KeyboardInterrupt:
             raise
         except BaseException as error:
-            fence_line = book.cells[index].line - 1
-            tell(failed=index, **_event_of_failure(error, book, engine, fence_line))
-            if every:
+            error = worded_otherwise(book, index, error, classes)
+            if error is None:
+                tell(wording=index)
                 continue
-            return
+            event = _event_of_failure(error, book, engine, index)
+            tell(failed=index, **event)
+            if isinstance(error, EngineImportError):
+                return  # every check would fail the same way
+            line = event["line"] - cell.line + 1  # from its failing statement on, if known
+            if isinstance(error, OutputMismatchError) or not 1 <= line <= cell.end - cell.line:
+                line = 0  # all it made is unsure
+            root[index], unsure[index] = index, made_from(cell.fence.code, line)
+            continue
         tell(passed=index)
 
 
@@ -123,8 +154,12 @@ def run_in_child(chapter: Path, engine: Path, timeout: float, *more: str, script
 
 
 def check_chapter(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> ChapterResult:
-    """Run one chapter's checks against the micrograd.py at ``engine``, in a child process."""
+    """Run one chapter's checks against the micrograd.py at ``engine``, in a child process;
+    a chapter without checks of the engine (``engine_checks``) is not run."""
     chapter = chapter.resolve()
+    if not engine_checks(chapter, engine_names()):  # nothing of the engine's to check there
+        cells = Chapter.read(chapter).cells
+        return ChapterResult(chapter, 0, 0, book_checks=sum(not c.fence.is_engine for c in cells))
     return chapter_result(chapter, *run_in_child(chapter, engine.resolve(), timeout))
 
 
@@ -133,14 +168,32 @@ def check(
     selected: list[Path] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     jobs: int | None = None,
+    progress=None,
 ) -> list[ChapterResult]:
-    """Every chapter's checks (or those of ``selected`` chapters) against ``engine``."""
+    """Every chapter's checks (or those of ``selected`` chapters) against ``engine``, each
+    chapter in a process of its own, ``jobs`` at a time. ``progress(result)`` is called
+    for each chapter, in reading order, as soon as it and those before it are done. The
+    function to fix in the first failing chapter is looked for as soon as that chapter
+    is known to be the first, while the later ones run."""
     if not engine.is_file():
         raise FileNotFoundError(f"{engine}: no such file (write one with `skeleton`)")
     selected = selected or chapters_named([])
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        results = list(pool.map(lambda c: check_chapter(c, engine, timeout), selected))
-    return diagnosed(results, engine, timeout)
+    results, looking = [], None
+    with (
+        ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool,
+        ThreadPoolExecutor(max_workers=1) as doctor,
+    ):
+        runs = [pool.submit(check_chapter, c, engine, timeout) for c in selected]
+        for run in runs:
+            results.append(run.result())
+            if progress is not None:
+                progress(results[-1])
+            if looking is None and results[-1].failure is not None:
+                looking = doctor.submit(diagnosed, list(results), engine, timeout)
+        if looking is None:
+            return results
+        named = looking.result()[-1]
+    return [named if r.chapter == named.chapter else r for r in results]
 
 
 def diagnosed(
@@ -148,8 +201,8 @@ def diagnosed(
 ) -> list[ChapterResult]:
     """``results`` with the function to fix (``to_fix``) named in the first failure, the one
     *Read next* is about: found in a child process, as the checks are, for that chapter
-    alone (finding it reruns the chapter, a few times); or by ``find(chapter, index)``,
-    if given (the page, which has no processes: tools/learn/in_page.py)."""
+    alone; or by ``find(chapter, index)``, if given (the page, which has no processes:
+    tools/learn/in_page.py)."""
     first = next((r for r in results if r.failure), None)
     if first is None or first.failure.index is None or first.failure.kind == "EngineImportError":
         return results

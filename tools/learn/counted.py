@@ -4,11 +4,13 @@ the engine's names followed statement by statement through the chapter (``engine
 
 from __future__ import annotations
 
+import ast
 import functools
+import textwrap
 from pathlib import Path
 
 from tools import DOCS
-from tools.chapter import Chapter
+from tools.chapter import Chapter, Names, chapter_number, chapters
 from tools.learn.places import one_at_a_time
 from tools.tangle import defined, tangle_book
 
@@ -65,3 +67,62 @@ def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
         if runs:
             counted.add(index)
     return frozenset(counted)
+
+
+@one_at_a_time
+@functools.lru_cache(maxsize=64)
+def names_used(chapter: Path) -> tuple[dict[str, int], ...]:
+    """For each cell of the chapter (``Chapter.cells``), the names it reads before binding
+    them (a ``def``'s body included; ``x = x + 1`` reads x), each with the cell above it
+    that last bound it or may have changed the object it holds (``Names.bound``,
+    ``Names.changed``): where the value it reads was made. A check that failed leaves
+    what it made from its failing statement on unsure, so the checks that read those
+    names, directly or through others, wait on it (``run_chapter``); every other check
+    runs. A cell that does not parse reads nothing, and fails alone."""
+    last: dict[str, int] = {}  # name -> the latest cell that bound or changed it
+    found = []
+    for index, cell in enumerate(Chapter.read(chapter).cells):
+        used, made = {}, set()
+        for step in cell.fence.steps:
+            reads = step.free if step.defines else step.loaded
+            used.update({name: last[name] for name in reads - made if name in last})
+            made |= step.bound
+        found.append(used)
+        for step in cell.fence.steps:
+            last.update(dict.fromkeys(step.bound | step.changed, index))
+    return tuple(found)
+
+
+def made_from(code: str, line: int) -> frozenset[str]:
+    """The names a cell's ``code`` binds or changes from the top-level statement holding its
+    ``line`` (1-based, in ``code``) on: what a failure at that line leaves unsure. All of
+    them if the line is in no statement (or the code does not parse)."""
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        return frozenset()
+    statements = [s for s in tree.body if s.end_lineno >= line] or tree.body
+    made = set()
+    for statement in statements:
+        names = Names.of(ast.unparse(statement))
+        made |= names.bound | names.changed
+    return frozenset(made)
+
+
+def nothing_to_check(selected: list[Path], engine: Path, docs: Path = DOCS) -> str | None:
+    """Why running ``selected`` would check nothing of the learner's engine, and where to
+    start instead; None if one of them has checks of it."""
+    names = engine_names(docs)
+    if any(engine_checks(chapter, names) for chapter in selected):
+        return None
+    start = next(c for c in chapters(docs) if c.name != "index.md" and engine_checks(c, names))
+    said = " and ".join(
+        f"chapter {chapter_number(c)}" if chapter_number(c) else c.name for c in selected
+    )
+    first = chapter_number(start) or start.stem
+    return (
+        f"{said} {'has' if len(selected) == 1 else 'have'} no checks of your engine (what "
+        f"{'it runs' if len(selected) == 1 else 'they run'} is the book's own code). Start with "
+        f"chapter {first}, the first whose checks run your engine: "
+        f"python3 tools/dev.py learn {engine.as_posix()} --chapter {first}"
+    )

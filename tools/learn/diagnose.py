@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 import traceback
 import types
 from pathlib import Path
 
+from tools.learn.counted import names_used
 from tools.learn.places import Definition, book_definitions
+from tools.learn.wording import worded_otherwise
 from tools.notebook import Notebook
-
-DIAGNOSIS_BUDGET = 30.0  # seconds a chapter may spend finding the function to fix
 
 
 def _engine_functions(module: types.ModuleType) -> dict[object, list[str]]:
@@ -55,58 +54,99 @@ def _with_the_books(definition: Definition):
     return patch
 
 
-def _passes_up_to(chapter: Path, engine: Path, index: int, patch=None) -> bool:
-    book = Notebook(chapter, engine=engine, patch=patch)
-    book.run_until(index + 1)
-    return book.failure is None
+def needed(chapter: Path, index: int) -> list[int]:
+    """The cells check ``index`` reads from, directly or through others (``names_used``):
+    all a rerun of it needs, in order, itself last."""
+    reads, wanted, todo = names_used(chapter), {index}, [index]
+    while todo:
+        for cell in reads[todo.pop()].values():
+            if cell not in wanted:
+                wanted.add(cell)
+                todo.append(cell)
+    return sorted(wanted)
 
 
-def to_fix(chapter: Path, engine: Path, index: int, error: BaseException) -> str | None:
+class _Replay:
+    """Cells of a chapter run again against an engine, and what became of the last one."""
+
+    def __init__(self, chapter: Path, engine: Path, cells: list[int], patch=None, watch=None):
+        """``watch(module)``, if given, is the profiler for the last cell (sys.setprofile)."""
+        self.book = Notebook(chapter, engine=engine, patch=patch)
+        module = self.book.engine_module
+        classes = frozenset(n for n, v in vars(module).items() if isinstance(v, type))
+        self.error: BaseException | None = None  # the last cell's, wording apart
+        self.complete = True  # False: a cell before the last failed
+        for cell in cells:
+            self.book.next = cell
+            if watch is not None and cell == cells[-1]:
+                sys.setprofile(watch(module))
+            try:
+                self.book.run_next()
+            except KeyboardInterrupt:
+                raise
+            except BaseException as error:
+                error = worded_otherwise(self.book, cell, error, classes)
+                if error is not None and cell != cells[-1]:
+                    self.complete = False
+                    return
+                self.error = error
+            finally:
+                sys.setprofile(None)
+
+    @property
+    def fails(self) -> bool:
+        """Did it run up to the last cell, and that one fail?"""
+        return self.complete and self.error is not None
+
+
+def to_fix(chapter: Path, engine: Path, index: int) -> str | None:
     """The function of the learner's engine that made check ``index`` fail, by qualified
     name; None if no one function can be named.
 
     A stub's NotImplementedError names itself. Otherwise the answer is found by
-    experiment: the check runs again from the chapter's start, once with a profiler that
-    notes which of the engine's functions it calls, then once for each of those (and each
-    function of the book's engine that the learner's lacks), with that one function
-    replaced by the book's own code. The first whose replacement makes the check pass is
-    the one to fix. The innermost engine frame of the error is the answer when none does
-    (two bugs at once), or after DIAGNOSIS_BUDGET seconds.
+    experiment, on the cells the check reads from (``needed``; the whole chapter above
+    it if the failure does not show on those alone): the check runs again once with a
+    profiler that notes which of the engine's functions it calls, then once for each of
+    those (and each function of the book's engine that the learner's lacks), with that
+    one function replaced by the book's own code, in a fixed order: the missing ones, the
+    one that raised, then the ones called, first called first. The first whose
+    replacement makes the check pass is the one to fix; the innermost engine function of
+    the error when none does (two bugs at once). The work is bounded by the count of the
+    engine's functions, not by time: the name does not depend on how busy the machine is.
     """
     book_defs = book_definitions()
-    book = Notebook(chapter, engine=engine)
-    book.run_until(index)
-    module = book.engine_module
-    if book.failure is not None:
-        return None
+    called: dict[str, None] = {}  # the engine's functions the check called, in that order
+
+    def watch(module: types.ModuleType):
+        functions = _engine_functions(module)
+
+        def profile(frame, event, _):
+            if event == "call" and frame.f_code in functions:
+                called.update(dict.fromkeys(functions[frame.f_code]))
+
+        return profile
+
+    cells = needed(chapter, index)
+    replay = _Replay(chapter, engine, cells, watch=watch)
+    if not replay.fails:  # something the names do not show: the whole chapter above it
+        called.clear()
+        cells = [i for i in range(index + 1) if not replay.book.cells[i].fence.is_engine]
+        replay = _Replay(chapter, engine, cells, watch=watch)
+        if not replay.fails:
+            return None
+    module = replay.book.engine_module
     functions = _engine_functions(module)
-    frames = [f for f, _ in traceback.walk_tb(error.__traceback__)]
+    frames = [f for f, _ in traceback.walk_tb(replay.error.__traceback__)]
     raised = [functions.get(f.f_code, [None])[0] for f in frames if f.f_code in functions]
     raiser = raised[-1] if raised else None
-    if isinstance(error, NotImplementedError) and raiser:
+    if isinstance(replay.error, NotImplementedError) and raiser:
         return raiser
-    called: dict[str, None] = {}
-
-    def profile(frame, event, _):
-        if event == "call" and frame.f_code in functions:
-            called.update(dict.fromkeys(functions[frame.f_code]))
-
-    sys.setprofile(profile)
-    try:
-        book.run_next()
-    except Exception:
-        pass
-    finally:
-        sys.setprofile(None)
     missing = [name for name in book_defs if not _defined(module, name)]
-    started = time.monotonic()
     for name in dict.fromkeys([*missing, *([raiser] if raiser else []), *called]):
-        if time.monotonic() - started > DIAGNOSIS_BUDGET:
-            break
-        if name in book_defs and _passes_up_to(
-            chapter, engine, index, _with_the_books(book_defs[name])
-        ):
-            return name
+        if name in book_defs:
+            patched = _Replay(chapter, engine, cells, _with_the_books(book_defs[name]))
+            if patched.complete and patched.error is None:
+                return name
     return raiser
 
 
@@ -117,15 +157,9 @@ def _defined(module: types.ModuleType, name: str) -> bool:
 
 
 def diagnosis(chapter: Path, engine: Path, index: int) -> str | None:
-    """Run one chapter up to its failing check ``index`` again, and name the function to
-    blame for the failure (``to_fix``), if one can be named."""
-    book = Notebook(chapter, engine=engine)
-    book.run_until(index)
-    try:
-        book.run_next()
-    except Exception as error:
-        return to_fix(chapter, engine, index, error)
-    return None
+    """The function to blame for the failure of check ``index`` (``to_fix``), if one can
+    be named."""
+    return to_fix(chapter, engine, index)
 
 
 def diagnose_here(chapter: str, engine: str, report: str, index: str) -> None:

@@ -101,6 +101,11 @@ def chapters_named(names: list[str], docs: Path = DOCS) -> list[Path]:
             if (chapter_number(c) == int(name) if name.isdigit() else c.name.startswith(name))
         }
         if not matches:
-            raise ValueError(f"no chapter {name!r} with checks in {relative(docs, ROOT)}")
+            numbers = [n for n in map(chapter_number, every) if n is not None]
+            raise ValueError(
+                f"no chapter {name!r} with checks in {relative(docs, ROOT)}: give a chapter's "
+                f"number, {min(numbers)} to {max(numbers)}, or the start of its file name, "
+                f"such as --chapter {every[-1].name.split('-')[0]}"
+            )
         wanted |= matches
     return [c for c in every if c in wanted]

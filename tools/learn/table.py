@@ -4,7 +4,6 @@ passed and the first failing check; then why each failed, and what to read next.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,7 @@ SHOWN_MESSAGE_LINES = 30  # of a failure's message; a longer one loses its middl
 
 @dataclass(frozen=True)
 class Failure:
-    """The first failing check of a chapter."""
+    """A failing check of a chapter (or where the chapter stopped)."""
 
     line: int  # in the chapter: the failing line of the check, or the check's first line
     message: str  # "Type: message", possibly several lines
@@ -26,18 +25,22 @@ class Failure:
     kind: str = ""  # the exception's type name
     fix: str = ""  # the engine's function to blame (``to_fix``), qualified: Value._backward
     index: int | None = None  # the failing check's cell index, if it failed (not stopped)
+    printed: str = ""  # what the check printed before it failed (a mismatch shows its own)
 
 
 @dataclass(frozen=True)
 class ChapterResult:
     chapter: Path
     checks: int  # the chapter's checks of the engine (engine_checks): what the score counts
-    passed: int  # of those, the ones that passed (run in order)
+    passed: int  # of those, the ones that passed (wording apart, see ``worded``)
     failure: Failure | None = None  # the chapter's first failing check, counted or not
-    not_run: int = 0  # checks of the engine not run: the chapter stopped before them
+    not_run: int = 0  # checks of the engine not run: they wait on a failure, or time ran out
     book_checks: int = 0  # checks about the book, not the engine: not counted
     elsewhere: int = 0  # checks not run here, since the page's Python cannot run them
     elsewhere_counted: int = 0  # of those, checks of the engine
+    failed: int = 0  # checks of the engine that failed
+    worded: tuple[int, ...] = ()  # lines of passing checks worded otherwise than the book
+    waiting: tuple[tuple[int, int], ...] = ()  # (a check's line, the failure's line) not run
 
 
 def chapter_result(
@@ -49,27 +52,87 @@ def chapter_result(
     every = [i for i, cell in enumerate(book) if not cell.fence.is_engine and i not in skipped]
     counted = engine_checks(chapter, engine_names())
     checks = sorted(counted - skipped)
-    passed = sum(1 for e in events if "passed" in e and e["passed"] in checks)
-    ran = {e.get("passed", e.get("failed")) for e in events} - {None}
-    failed = next((e for e in events if "failed" in e), None)
-    if failed is not None:
-        raised_at = ""
-        if "engine_line" in failed:
-            raised_at = f"line {failed['engine_line']}, in {failed['function']}"
-        failure = Failure(failed["line"], failed["message"], raised_at, failed["kind"])
-        failure = dataclasses.replace(failure, index=failed["failed"])
-    elif stopped is not None or not set(every) <= ran:
-        started = [e["start"] for e in events if "start" in e]
-        at = book[started[-1] if started else (every or [0])[0]]
-        failure = Failure(at.line - 1, stopped or "the chapter stopped early", kind="stopped")
-        ran |= {started[-1]} if started else set()  # the check that never finished
-    else:
-        failure = None
-    not_run = len(set(checks) - ran)
-    elsewhere = (len(skipped), len(skipped & counted))
-    return ChapterResult(
-        chapter, len(checks), passed, failure, not_run, len(every) - len(checks), *elsewhere
+    done = {kind: {e[kind]: e for e in events if kind in e} for kind in _ENDS}
+    passed = sum(1 for i in checks if i in done["passed"] or i in done["wording"])
+    failures = {i: _failure(e) for i, e in done["failed"].items()}
+    ended = set().union(*done.values())
+    if stopped is not None or not set(every) <= ended:
+        started = [e["start"] for e in events if "start" in e and e["start"] not in ended]
+        at = started[-1] if started else next(i for i in every if i not in ended)
+        why = stopped or "the chapter stopped early"
+        failures.setdefault(at, Failure(book[at].line - 1, why, kind="stopped"))
+        ended.add(at)
+    failure = failures[min(failures)] if failures else None
+    failed_line = {i: f.line for i, f in failures.items()}
+    waiting = tuple(
+        (book[i].line - 1, failed_line[e["on"]])
+        for i, e in sorted(done["waits"].items())
+        if i in counted and e["on"] in failed_line
     )
+    worded = tuple(book[i].line - 1 for i in sorted(done["wording"]) if i in counted)
+    return ChapterResult(
+        chapter,
+        len(checks),
+        passed,
+        failure,
+        not_run=len(set(checks) - (ended - set(done["waits"]))),
+        book_checks=len(every) - len(checks),
+        elsewhere=len(skipped),
+        elsewhere_counted=len(skipped & counted),
+        failed=sum(1 for i in failures if i in counted),
+        worded=worded,
+        waiting=waiting,
+    )
+
+
+_ENDS = ("passed", "wording", "failed", "waits")  # how a check's turn ends, as events say
+
+
+def _failure(event: dict) -> Failure:
+    raised_at = ""
+    if "engine_line" in event:
+        raised_at = f"line {event['engine_line']}, in {event['function']}"
+    return Failure(
+        event["line"],
+        event["message"],
+        raised_at,
+        event["kind"],
+        index=event["failed"],
+        printed=event.get("printed", ""),
+    )
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The table's columns, known before any chapter has run (rows are printed as chapters
+    finish): the widest chapter name, and the digits of the total."""
+
+    width: int
+    digits: int
+
+    @classmethod
+    def of(cls, chapters: list[Path], total: int) -> Layout:
+        return cls(max([len(c.name) for c in chapters] + [len("chapter")]), len(str(total)))
+
+    @property
+    def column(self) -> int:
+        return max(len(HEADING), 2 * self.digits + 4)
+
+
+HEADING = "checks of your engine"
+
+
+def table_head(layout: Layout) -> str:
+    return f"{'chapter':<{layout.width}}  {HEADING:>{layout.column}}  first failing check\n"
+
+
+def table_row(r: ChapterResult, layout: Layout) -> str:
+    """A chapter's line: its score, and its first failing check."""
+    score = f"{r.passed} of {r.checks:>{layout.digits}}" if r.checks else "none"
+    row = f"{r.chapter.name:<{layout.width}}  {score:>{layout.column}}"
+    if r.failure:
+        row += f"  line {r.failure.line}, section '{heading_above(r.chapter, r.failure.line)}'"
+    return row + "\n"
 
 
 def progress_table(results: list[ChapterResult], engine_name: str) -> str:
@@ -77,28 +140,38 @@ def progress_table(results: list[ChapterResult], engine_name: str) -> str:
     failing check), why each first failing check failed, and what to read next, in full.
 
     Only checks of the engine count (``engine_checks``); the checks about the book, which
-    pass whatever the engine does, are counted apart, below the table."""
+    pass whatever the engine does, are counted apart, below the table. ``table_head``,
+    then ``table_row`` for each chapter, then ``table_tail``: the whole, in order."""
     broken = [r.failure for r in results if r.failure and r.failure.kind == "EngineImportError"]
-    width = max([len(r.chapter.name) for r in results] + [len("chapter")])
+    layout = Layout.of([r.chapter for r in results], sum(r.checks for r in results))
+    if broken:
+        return table_tail(results, engine_name, layout)
+    rows = "".join(table_row(r, layout) for r in results)
+    return table_head(layout) + rows + table_tail(results, engine_name, layout)
+
+
+def table_tail(results: list[ChapterResult], engine_name: str, layout: Layout) -> str:
+    """All below the chapters' rows: the totals, what was not counted or not run, why each
+    chapter's first failing check failed, and what to read next."""
+    width = layout.width
+    broken = [r.failure for r in results if r.failure and r.failure.kind == "EngineImportError"]
     if broken:  # every chapter failed the same way before its first check
         said = broken[0].message.removeprefix("EngineImportError: ")
         rows = [f"{r.chapter.name:<{width}}  not run" for r in results]
         return "\n".join([f"No check could run: {said}", "", f"{'chapter':<{width}}", *rows]) + "\n"
     passed, total = sum(r.passed for r in results), sum(r.checks for r in results)
-    digits = len(str(total))
-    heading = "checks of your engine"
-    column = max(len(heading), 2 * digits + 4)
-    out = [f"{'chapter':<{width}}  {heading:>{column}}  first failing check"]
-    for r in results:
-        score = f"{r.passed} of {r.checks:>{digits}}" if r.checks else "none"
-        row = f"{r.chapter.name:<{width}}  {score:>{column}}"
-        if r.failure:
-            row += f"  line {r.failure.line}, section '{heading_above(r.chapter, r.failure.line)}'"
-        out.append(row)
-    out.append(f"{'all':<{width}}  {f'{passed} of {total}':>{column}}")
-    not_run = sum(r.not_run for r in results)
-    if not_run:
-        out[-1] += f"  ({not_run} not run: a chapter stops at its first failing check)"
+    out = [f"{'all':<{width}}  {f'{passed} of {total}':>{layout.column}}"]
+    failed, not_run = sum(r.failed for r in results), sum(r.not_run for r in results)
+    said = [f"{failed} failed"] if failed else []
+    said += [f"{not_run} not run: each uses what a failed check left unsure"] if not_run else []
+    if said:
+        out[-1] += f"  ({', '.join(said)})"
+    worded = [(r, line) for r in results for line in r.worded]
+    if worded:
+        places = ", ".join(_places(worded))
+        out.append(
+            f"Passing, worded otherwise than the book (an error message or a repr): {places}."
+        )
     about_book = sum(r.book_checks for r in results)
     if about_book:
         checks = "check" if about_book == 1 else "checks"
@@ -124,14 +197,32 @@ def progress_table(results: list[ChapterResult], engine_name: str) -> str:
     out += ["", *read_next(failing[0])]
     if failing[0].failure.raised_at:
         out.append(f"(raised in {engine_name}, {failing[0].failure.raised_at})")
+    first = failing[0]
+    waiting = [line for line, on in first.waiting if on == first.failure.line]
+    if waiting:
+        lines = ", ".join(map(str, waiting))
+        checks = "check waits" if len(waiting) == 1 else "checks wait"
+        out.append(f"Not run until it passes: {len(waiting)} {checks} on it (lines {lines}).")
     return "\n".join(out) + "\n"
+
+
+def _places(found: list[tuple[ChapterResult, int]]) -> list[str]:
+    """docs/02-the-value-atom.md:81 and 107 ...: lines grouped by chapter."""
+    by_chapter: dict[Path, list[int]] = {}
+    for r, line in found:
+        by_chapter.setdefault(r.chapter, []).append(line)
+    return [
+        f"{relative(chapter, ROOT)}:{', '.join(map(str, lines))}"
+        for chapter, lines in by_chapter.items()
+    ]
 
 
 def read_next(result: ChapterResult) -> list[str]:
     """Where to read before fixing the first failing check: the section that builds the
     function to fix (``Failure.fix``), and the sections that show its mistakes caught
     (``MISTAKES_SHOWN``); without a function to blame, the failing check's own section.
-    Then the check's line, and the whole message (a long one cut in its middle)."""
+    Then the check's line, the whole message (a long one cut in its middle), and what
+    the check printed before it failed."""
     failure, chapter = result.failure, result.chapter
     here = where_in_book(chapter, failure.line)
     definition = book_definitions().get(failure.fix)
@@ -152,9 +243,16 @@ def read_next(result: ChapterResult) -> list[str]:
         out.append(f"The check that failed, {place}:  {source.strip()}")
     elif definition is not None:
         out.append(f"The check that failed: {place}.")
-    message = failure.message.splitlines()
-    if len(message) > SHOWN_MESSAGE_LINES:  # keep its start and its last lines
-        cut = len(message) - SHOWN_MESSAGE_LINES + 1
-        head, tail = SHOWN_MESSAGE_LINES // 2, SHOWN_MESSAGE_LINES - SHOWN_MESSAGE_LINES // 2 - 1
-        message = [*message[:head], f"... ({cut} lines not shown) ...", *message[-tail:]]
-    return out + message
+    out += _cut(failure.message.splitlines())
+    if failure.printed:
+        out += ["The check printed, before it failed:", *_cut(failure.printed.splitlines())]
+    return out
+
+
+def _cut(lines: list[str]) -> list[str]:
+    """``lines``, a long text losing its middle: its start and its last lines are kept."""
+    if len(lines) <= SHOWN_MESSAGE_LINES:
+        return lines
+    cut = len(lines) - SHOWN_MESSAGE_LINES + 1
+    head, tail = SHOWN_MESSAGE_LINES // 2, SHOWN_MESSAGE_LINES - SHOWN_MESSAGE_LINES // 2 - 1
+    return [*lines[:head], f"... ({cut} lines not shown) ...", *lines[-tail:]]

@@ -1,0 +1,146 @@
+"""Wording told apart from behaviour: a check of a learner's engine whose only difference from
+the book is the text of an error message or of an object's ``repr`` says nothing wrong about
+what the engine computes, and is reported as such (``wording_only``).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import textwrap
+
+from tools.notebook import Notebook, OutputMismatchError
+from tools.page.kernel import Printed
+from tools.page.run import mismatch, shown
+
+# An exception's name and what follows it on its line: "TypeError: Value holds a real ...".
+_RAISED = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b(?::.*)?$")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf|nan")
+# pytest.raises(match=...) that saw the right exception with other words (pytest's message,
+# and tools/page/pytest.py's, which says the same).
+REGEX_MISMATCH = "Regex pattern did not match"
+
+
+def _reprs(line: str, classes: frozenset[str]) -> list[tuple[int, int]]:
+    """Spans of ``Name(...)`` in ``line`` for each name in ``classes``, parentheses balanced."""
+    spans, at = [], 0
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(classes))) + r")\(")
+    while classes and (found := pattern.search(line, at)):
+        depth, end = 0, None
+        for k in range(found.end() - 1, len(line)):
+            depth += {"(": 1, ")": -1}.get(line[k], 0)
+            if depth == 0:
+                end = k + 1
+                break
+        if end is None:
+            break
+        spans.append((found.start(), end))
+        at = end
+    return spans
+
+
+def _parts(line: str, classes: frozenset[str]) -> list:
+    """``line`` cut into what must read the same (text), what must be the same numbers (a
+    repr: its numbers), and what may be worded freely (an error's message: its type only)."""
+    raised = _RAISED.search(line)
+    tail = []
+    if raised:
+        line, tail = line[: raised.start()], [("raised", raised[1])]
+    parts, at = [], 0
+    for start, end in _reprs(line, classes):
+        numbers = tuple(float(n) for n in _NUMBER.findall(line[start:end]))
+        parts += [("text", line[at:start]), ("repr", numbers)]
+        at = end
+    return [*parts, ("text", line[at:]), *tail]
+
+
+def _same(a, b) -> bool:
+    if a[0] != b[0]:
+        return False
+    if a[0] != "repr":
+        return a[1] == b[1]
+    return len(a[1]) == len(b[1]) and all(
+        x == y or math.isclose(x, y, rel_tol=1e-5, abs_tol=1e-12) for x, y in zip(a[1], b[1])
+    )
+
+
+def wording_only(book: str, printed: str, classes: frozenset[str]) -> bool:
+    """Does ``printed`` say what ``book`` (an ```output block) says, in other words? Line by
+    line, the same text outside the errors and reprs; each error of the same type, its
+    message free; each repr of one of the engine's ``classes`` holding the same numbers
+    (to the 6 digits the book prints). Different only: equal texts are not "wording"."""
+    book_lines, printed_lines = book.rstrip("\n").split("\n"), printed.rstrip("\n").split("\n")
+    if book == printed or len(book_lines) != len(printed_lines):
+        return False
+    for ours, theirs in zip(book_lines, printed_lines):
+        a, b = _parts(ours, classes), _parts(theirs, classes)
+        if len(a) != len(b) or not all(map(_same, a, b)):
+            return False
+    return True
+
+
+def _wording_error(error: BaseException, code: str, line: int) -> bool:
+    """Is ``error``, raised at ``line`` of a check's ``code``, about words alone: a
+    ``pytest.raises(..., match=...)`` that caught the right exception with other words,
+    or ``assert <text> == "<the book's words>"``?"""
+    if not isinstance(error, AssertionError):
+        return False
+    if str(error).startswith(REGEX_MISMATCH):
+        return True
+    statement = _statement_at(code, line)
+    if not isinstance(statement, ast.Assert) or not isinstance(statement.test, ast.Compare):
+        return False
+    test = statement.test
+    sides = [test.left, *test.comparators]
+    words = [s for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, str)]
+    return len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) and len(words) == 1
+
+
+def _statement_at(code: str, line: int) -> ast.stmt | None:
+    """The top-level statement of ``code`` that holds its ``line`` (1-based)."""
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        return None
+    return next((s for s in tree.body if s.lineno <= line <= s.end_lineno), None)
+
+
+def worded_otherwise(
+    book: Notebook, index: int, error: BaseException, classes: frozenset[str]
+) -> BaseException | None:
+    """None if check ``index`` failed only for words: an error message or a repr that
+    reads otherwise than the book's (``wording_only``, ``_wording_error``). Then the rest
+    of the check runs, statement by statement, as if that one had passed, and its output
+    is compared with the book's, wording apart. Else the error that stands."""
+    cell, runner = book.cells[index], book.runner
+    if index not in runner.outcomes:  # it never started: the engine does not import
+        return error
+    printed = runner.outcomes[index].printed
+    while not isinstance(error, OutputMismatchError):
+        place = runner.kernel.where(error)
+        line = place[1] - cell.line + 1 if place and place[0] == runner.chapter else 0
+        if not _wording_error(error, cell.fence.code, line):
+            return error
+        statement = _statement_at(cell.fence.code, line)
+        rest = cell.fence.code.split("\n")[statement.end_lineno :]
+        more = Printed()
+        try:
+            runner.kernel.run("\n".join(rest), cell.line + statement.end_lineno, False, more)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as later:
+            error = later
+        else:
+            error = OutputMismatchError("")  # the whole check ran: its output decides
+        finally:
+            printed += more.getvalue()
+    expected = runner.cells[index].output
+    if expected is None and not printed:
+        return None
+    if shown(printed) == expected or wording_only(expected or "", shown(printed), classes):
+        return None
+    if error.args == ("",):  # ran to the end, after a wording error: its output differs
+        why = mismatch(runner.chapter, runner.cells[index], printed, runner.remedy)
+        error = OutputMismatchError(why)
+    return error
