@@ -161,7 +161,7 @@ def test_a_broken_venv_is_remade_and_a_failed_install_ends_in_one_line(tmp_path)
     assert "is broken (its Python does not run): making it again" in result.stdout
     assert "Traceback" not in result.stdout + result.stderr
     last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("dev: installing .[site,test] into") and "failed" in last, last
+    assert last.startswith("dev: installing .[learn,site,test] into") and "failed" in last, last
     assert "run the same command again" in last
     assert not (tmp_path / ".venv" / "installed.sha256").exists()
 

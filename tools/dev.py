@@ -40,7 +40,11 @@ VENV = Path(os.environ.get("MICROGRAD_VENV") or ROOT / ".venv").absolute()
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 STAMP = VENV / "installed.sha256"
-EXTRAS = ["site", "test"]  # one environment serves every command
+EXTRAS = ["learn", "site", "test"]  # one environment serves every command
+# Commands that need less, and start sooner on a fresh clone: learner mode reads chapters and
+# runs their fences (markdown-it-py, markdown, pytest), no site, figures or browser. A later
+# command that needs everything installs the rest into the same environment.
+LIGHT = {"skeleton": ["learn"], "learn": ["learn"]}
 SERVE_ADDRESS = ("127.0.0.1", 8000)  # mkdocs serve's default
 # The suite on up to four processes (pytest-xdist), a file to a process: a chapter's
 # fences share one namespace, and a test module its session fixtures.
@@ -75,15 +79,31 @@ class SetupError(Exception):
     """.venv could not be made ready; the message says what happened and what to do."""
 
 
-def extras() -> "list[str]":
-    """The project's extras to install: EXTRAS plus any named in MICROGRAD_EXTRAS."""
+def extras(command: "str | None" = None) -> "list[str]":
+    """The project's extras ``command`` needs: LIGHT's, or EXTRAS plus any named in
+    MICROGRAD_EXTRAS."""
+    if command in LIGHT:
+        return sorted(LIGHT[command])
     wanted = os.environ.get("MICROGRAD_EXTRAS", "").replace(" ", "").split(",")
     return sorted(set(EXTRAS + wanted) - {""})
 
 
-def _stamp() -> str:
-    pyproject = (ROOT / "pyproject.toml").read_bytes()
-    return hashlib.sha256(pyproject + ",".join(extras()).encode()).hexdigest()
+def _digest() -> str:
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+
+
+def _stamp(installed: "list[str] | None" = None) -> str:
+    """The stamp's text once ``installed`` (default: every command's extras) is installed
+    from pyproject.toml as it is now: its digest, then the extras."""
+    return f"{_digest()}\n{','.join(sorted(extras() if installed is None else installed))}"
+
+
+def installed_extras() -> "set[str]":
+    """The extras .venv holds, as installed from pyproject.toml as it is now."""
+    if not STAMP.exists():
+        return set()
+    digest, _, names = STAMP.read_text().partition("\n")
+    return set(names.split(",")) - {""} if digest == _digest() else set()
 
 
 def _runs(python: Path) -> bool:
@@ -93,15 +113,18 @@ def _runs(python: Path) -> bool:
         return False
 
 
-def environment_ready() -> bool:
-    """Is .venv there, working, and installed with what pyproject.toml asks for now?"""
-    return STAMP.exists() and STAMP.read_text() == _stamp() and _runs(PYTHON)
+def environment_ready(command: "str | None" = None) -> bool:
+    """Is .venv there, working, and installed with what ``command`` needs from
+    pyproject.toml as it is now?"""
+    return set(extras(command)) <= installed_extras() and _runs(PYTHON)
 
 
-def ensure_environment() -> None:
-    """Create .venv and install the project's extras into it, unless that was already done."""
-    if environment_ready():
+def ensure_environment(command: "str | None" = None) -> None:
+    """Create .venv and install the extras ``command`` needs into it, unless that was
+    already done."""
+    if environment_ready(command):
         return
+    kept = installed_extras()
     if VENV.exists() and not _runs(PYTHON):
         print(f"dev: {VENV} is broken (its Python does not run): making it again", flush=True)
         shutil.rmtree(VENV)
@@ -116,8 +139,10 @@ def ensure_environment() -> None:
                 "lacks venv or ensurepip (Debian and Ubuntu: sudo apt install python3-venv), "
                 "install it, then run the same command again"
             ) from None
-    spec = f".[{','.join(extras())}]"
-    print(f"dev: installing {spec} into {VENV} (a few minutes the first time)", flush=True)
+    wanted = extras(command)
+    spec = f".[{','.join(wanted)}]"
+    took = "under a minute" if command in LIGHT else "a few minutes the first time"
+    print(f"dev: installing {spec} into {VENV} ({took})", flush=True)
     result = subprocess.run(
         [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-e", spec], cwd=ROOT
     )
@@ -126,7 +151,7 @@ def ensure_environment() -> None:
             f"installing {spec} into {VENV} failed: pip says why above. Check the network "
             "connection to PyPI (or the proxy), then run the same command again"
         )
-    STAMP.write_text(_stamp())
+    STAMP.write_text(_stamp(sorted(kept | set(wanted))))
 
 
 class UsageError(Exception):
@@ -338,7 +363,7 @@ def main(argv: "list[str]") -> int:
             )
         if command == "serve":
             serve_address(rest)  # before the environment is set up, which may take minutes
-        ensure_environment()
+        ensure_environment(command)
     except UsageError as error:
         print(f"dev: {error}", file=sys.stderr)
         return 2
