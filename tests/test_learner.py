@@ -10,6 +10,7 @@ own code (more checks pass, and the table shows it). Planted bugs: tests/test_le
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import os
 import shutil
@@ -23,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from tools import ROOT
-from tools.chapter import Chapter, chapters
+from tools.chapter import Chapter, chapter_number, chapters
+from tools.learn.best import record_path
 from tools.learn.child import DEFAULT_TIMEOUT, check, run_in_child
 from tools.learn.counted import engine_checks, engine_names
 from tools.learn.places import (
@@ -141,7 +143,8 @@ def test_a_fresh_skeleton_fails_chapter_2_first_naming_the_first_method(skeleton
     results, table = skeleton_run
     first = next(r for r in results if r.failure)
     assert first.chapter == VALUE_CHAPTER, table
-    assert first.passed == 0 and first.not_run == first.checks - 1
+    assert first.passed == 0 and first.failed + first.not_run == first.checks
+    assert first.failed >= 1 and first.not_run >= 1  # the checks that use x wait on it
     assert heading_above(VALUE_CHAPTER, first.failure.line) == "Five fields"
     assert first.failure.message.startswith(
         "NotImplementedError: Value.__init__ is yours to write: see docs/02-the-value-atom.md, "
@@ -155,6 +158,8 @@ def test_a_fresh_skeleton_fails_chapter_2_first_naming_the_first_method(skeleton
         "which builds Value.__init__, the function to fix."
     )
     assert read_next[1].endswith("x = Value(3)"), read_next
+    waiting = [line for line, on in first.waiting if on == first.failure.line]
+    assert f"Not run until it passes: {len(waiting)} checks wait on it (lines " in table
 
 
 def test_an_untouched_skeleton_scores_0_and_the_totals_say_what_they_count(skeleton_run):
@@ -419,12 +424,46 @@ def test_a_crash_and_an_engine_that_does_not_import_are_reported(tmp_path):
     assert table.endswith(f"\n{VALUE_CHAPTER.name}  not run\n"), table  # every chapter
 
 
-def test_the_command_line_refuses_missing_engines_and_unknown_chapters(tmp_path, capsys):
-    assert main(["learn", str(tmp_path / "nothing.py")]) == 2
-    assert "no such file" in capsys.readouterr().err
-    assert main(["learn", str(BOOK_ENGINE), "--chapter", "99"]) == 2
-    assert "no chapter '99'" in capsys.readouterr().err
+def test_bad_input_gets_one_line_saying_what_to_type_instead(tmp_path, capsys):
+    not_python = tmp_path / "notes.txt"
+    not_python.write_text("mine\n")
+    cases = {  # the arguments: what the line must say
+        ("learn", str(tmp_path / "nothing.py")): "no such file (write one with `skeleton`)",
+        ("learn", str(not_python)): "is not a Python file: give your engine's .py file",
+        ("skeleton", str(not_python)): "is not a Python file",
+        ("learn", str(BOOK_ENGINE), "--chapter", "99"): "no chapter '99' with checks in docs: ",
+        ("learn", str(BOOK_ENGINE), "--timeout", "0"): "'0' is not a time: give the seconds",
+        ("learn", str(BOOK_ENGINE), "--timeout", "soon"): "'soon' is not a time",
+        ("learn", str(BOOK_ENGINE), "--chapter", "1"): "chapter 1 has no checks of your engine",
+    }
+    for argv, said in cases.items():
+        with contextlib.suppress(SystemExit):  # argparse's errors exit, with the same code
+            assert main(list(argv)) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("learner: ") and said in err, (argv, err)
+    assert not_python.read_text() == "mine\n"
     assert chapters_named(["2", "02"]) == [VALUE_CHAPTER]
+
+
+def test_chapters_without_checks_of_the_engine_say_where_to_start(capsys):
+    first = next(c for c in chapters_named([]) if engine_checks(c, engine_names()))
+    nothing = [c for c in chapters_named([]) if not engine_checks(c, engine_names())]
+    assert nothing and first == VALUE_CHAPTER  # chapter 1, and this one, check the book alone
+    numbers = [str(chapter_number(c)) for c in nothing]
+    assert main(["learn", str(BOOK_ENGINE), *[f"--chapter={n}" for n in numbers]]) == 2
+    err = capsys.readouterr().err
+    assert f"Start with chapter {chapter_number(first)}, the first whose checks" in err, err
+    assert f"--chapter {chapter_number(first)}" in err
+
+
+def test_an_engine_that_does_not_import_gets_one_line(tmp_path, capsys):
+    broken = tmp_path / "micrograd.py"
+    broken.write_text("class Value:\n    def __init__(self data):\n        pass\n")
+    assert main(["learn", str(broken), "--chapter", "2"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured
+    assert "does not import: SyntaxError" in captured.err and "fix it, then" in captured.err
+    assert not record_path(broken).exists()
 
 
 # --- the same, under pytest (the terminal and VS Code's Testing panel) -----------------------
