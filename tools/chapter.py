@@ -32,6 +32,13 @@ GENERATED_CLOSE = "<!-- end of steps -->"
 _DETAILS = re.compile(
     r"(?P<open><details\b)|(?P<close></details>)|<summary>(?P<summary>.*?)</summary>"
 )
+_CLOSES = re.compile(r"</details>")
+# A folded block of hints for learner mode, right after the engine fence it helps with:
+# <details markdown="1"> with this summary, then a list, an item per function of that fence,
+# "- `Value.tanh`: the rule in words", with a link to a worked example where there is one.
+HINTS = "Hints, if you rebuild it"
+_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
+_HINT_ITEM = re.compile(r"`(?P<name>[\w.]+)`:\s*(?P<text>.*)", re.S)
 _TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))""")
 
 
@@ -92,6 +99,18 @@ class Fence:
         except SyntaxError:
             return ()
         return tuple(Names.of(ast.get_source_segment(code, node)) for node in tree.body)
+
+
+@dataclass(frozen=True)
+class Hint:
+    """One item of a block of hints (``HINTS``): a function of the engine, and what to know."""
+
+    path: Path  # the chapter
+    name: str  # the function, qualified as the engine names it: Value.tanh, dot
+    text: str  # the rule in words, Markdown, without the name (a link kept as written)
+    line: int  # 1-based line of the item
+    fence: Fence | None  # the engine fence right above the block (None: no fence above)
+    links: tuple[str, ...] = ()  # the targets of its links: "#anchor", "other.md#anchor"
 
 
 @dataclass(frozen=True)
@@ -396,6 +415,38 @@ class Chapter:
         if opened is not None:
             name, line, after = opened
             found.append(Generated(name, line, 0, "".join(f"{t}\n" for t in lines[after:])))
+        return found
+
+    @functools.cached_property
+    def hints(self) -> list[Hint]:
+        """The items of the chapter's blocks of hints (``HINTS``), in order. An item that
+        does not start with a function's name in backticks has the name "" (a test says
+        where)."""
+        found, lines, inside, fence = [], self.lines, False, None
+        fences = iter([*self.fences, None])
+        upcoming = next(fences)
+        for token in _tokens(self.text):
+            if not token.map and token.type != "inline":
+                continue
+            while upcoming is not None and token.map and upcoming.line - 1 <= token.map[0]:
+                fence, upcoming = upcoming, next(fences)
+            if token.type == "html_block":
+                summary = _SUMMARY.search(token.content)
+                if summary and summary[1].strip() == HINTS:
+                    inside, above = True, fence if fence is not None and fence.is_engine else None
+                elif _CLOSES.search(token.content):
+                    inside = False
+            elif inside and token.type == "inline" and token.map:
+                written = lines[token.map[0] : token.map[1]]
+                source = " ".join(part.strip() for part in written).removeprefix("- ")
+                item = _HINT_ITEM.fullmatch(source)
+                links = tuple(
+                    child.attrs["href"]
+                    for child in token.children or []
+                    if child.type == "link_open"
+                )
+                name, text = (item["name"], item["text"].strip()) if item else ("", source)
+                found.append(Hint(self.path, name, text, token.map[0] + 1, above, links))
         return found
 
     @functools.cached_property

@@ -5,10 +5,13 @@
         body a NotImplementedError naming the section that builds it; never overwritten
         unless --force is given.
 
-    python3 tools/learner.py learn PATH [--chapter N ...] [--timeout SECONDS]
+    python3 tools/learner.py learn PATH [--chapter N ...] [--hint] [--timeout SECONDS]
         Run every chapter's checks against the micrograd.py at PATH, each chapter in a
-        process of its own, and print a progress table. Only checks that exercise the
-        engine count (``engine_checks``).
+        process of its own, and print a progress table, a chapter's row as soon as it is
+        known. Only checks that exercise the engine count (``engine_checks``); after a
+        failure the checks that do not read what it left unsure still run. --hint: a
+        hint about the function to fix, one more each time. Best scores and hints given
+        are kept beside PATH (micrograd.progress.json).
 
 `python3 tools/dev.py skeleton|learn ...` runs the same inside the project's .venv. The
 work is done in tools/learn/; this file is the command line.
@@ -27,6 +30,7 @@ from tools import ENGINE
 from tools.learn.best import best_lines, now, read_record, record_path, remember, write_record
 from tools.learn.child import DEFAULT_TIMEOUT, check
 from tools.learn.counted import engine_checks, engine_names, nothing_to_check
+from tools.learn.hints import LEVELS, hint
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import DEFAULT_PATH, SkeletonExistsError, write_skeleton
 from tools.learn.table import Layout, table_head, table_row, table_tail
@@ -85,6 +89,12 @@ def main(argv: list[str] | None = None) -> int:
         help="only this chapter (a number or the start of its file name); repeatable",
     )
     learn.add_argument(
+        "--hint",
+        action="store_true",
+        help="a hint about the function to fix: each time one more (the section, the rule, "
+        "the worked example or the book's code)",
+    )
+    learn.add_argument(
         "--timeout",
         type=_seconds,
         default=DEFAULT_TIMEOUT,
@@ -106,10 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"Check it against the book: python3 tools/dev.py learn {path.as_posix()}")
         return 0
-    return _learn(_engine_file(args.path), args.chapter, args.timeout)
+    return _learn(_engine_file(args.path), args.chapter, args.timeout, args.hint)
 
 
-def _learn(path: Path, chapters: list[str], timeout: float) -> int:
+def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False) -> int:
     """``learn``: the table, a chapter's row printed as soon as it is known."""
     try:
         selected = chapters_named(chapters)
@@ -147,6 +157,19 @@ def _learn(path: Path, chapters: list[str], timeout: float) -> int:
     else:
         record = remember(record, results, now())
         print("".join(f"{line}\n" for line in best_lines(record, results)), end="")
+    fix = next((r.failure.fix for r in results if r.failure), "")
+    if fix:
+        given = (record or {}).get("hints", {}).get(fix, 0)
+        if asked:
+            given = min(given + 1, LEVELS)
+            print("", *hint(fix, given), sep="\n")
+            if record is not None:
+                record["hints"][fix] = given
+        elif given < LEVELS:
+            print(
+                f"Stuck? Add --hint for a hint about {fix} (each time one more, {LEVELS} in all)."
+            )
+    if record is not None:
         write_record(kept, record)
     return 0 if all(r.failure is None for r in results) else 1
 

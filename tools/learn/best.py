@@ -1,7 +1,8 @@
 """A learner's best scores, remembered: per chapter, the most checks of the engine that ever
-passed and when; and when every check first passed. Kept as JSON beside the learner's file
-in a terminal (``record_path``), and in the browser's storage on the page; merged here, for
-both (``remember``), and told in the same words (``best_lines``).
+passed and when; when every check first passed; how many hints each function has had. Kept
+as JSON beside the learner's file in a terminal (``record_path``), and in the browser's
+storage on the page; merged here, for both (``remember``), and told in the same words
+(``best_lines``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def remember(record: dict, results: list[ChapterResult], when: str) -> dict:
         best = chapters.get(r.chapter.name)
         if r.checks and (best is None or r.passed > best["passed"] or best["of"] != r.checks):
             chapters[r.chapter.name] = {"passed": r.passed, "of": r.checks, "when": when}
-    new = {"kind": KIND, "chapters": chapters}
+    new = {"kind": KIND, "chapters": chapters, "hints": dict(record.get("hints", {}))}
     everything = record.get("every check passed")
     if everything is None and _all_pass(results):
         everything = when
