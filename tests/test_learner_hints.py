@@ -1,0 +1,95 @@
+"""Hints before the answer (tools/learn/hints.py), written once in the book: a folded block
+right after the engine fence it helps with (tools/chapter.py's ``Chapter.hints``). Each names
+a function that exists, right below the fence that defines it, and each link names a section
+that exists; asked for again and again, they go from the section to the rule to the answer.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from tools import DOCS, ROOT
+from tools.chapter import HINTS, Chapter, chapters
+from tools.learn.best import read_record, record_path
+from tools.learn.hints import LEVELS, book_hints, hint, section_linked
+from tools.learn.places import book_definitions
+from tools.learner import main
+
+BOOK_ENGINE = ROOT / "micrograd.py"
+
+
+def every_hint():
+    return [h for path in chapters(DOCS) for h in Chapter.read(path).hints]
+
+
+def test_each_hint_names_a_function_of_the_fence_right_above_it():
+    hints, definitions = every_hint(), book_definitions()
+    assert len(hints) >= 13
+    for h in hints:
+        where = f"{h.path.name}:{h.line}"
+        assert h.name in definitions, f"{where}: `{h.name}` is no function of the engine"
+        assert h.fence is not None and h.fence.is_engine, f"{where}: no engine fence above"
+        definition = definitions[h.name]
+        assert (definition.chapter.name, definition.line) == (h.path.name, h.fence.line), (
+            f"{where}: the hint about {h.name} is not right after the fence that defines it"
+        )
+        between = Chapter.read(h.path).lines[h.fence.end : h.line - 1]
+        opening = [line for line in between if line.strip()][:2]
+        assert opening == ['<details markdown="1">', f"<summary>{HINTS}</summary>"], where
+        assert h.text, f"{where}: a hint about {h.name} that says nothing"
+    names = [h.name for h in hints]
+    assert len(names) == len(set(names)), "a function with two hints"
+
+
+def test_each_link_of_a_hint_names_a_section_that_exists():
+    linked = [h for h in every_hint() if h.links]
+    assert linked
+    for h in linked:
+        assert section_linked(h) is not None, f"{h.path.name}:{h.line}: {h.links}"
+
+
+def test_a_hint_item_without_a_function_is_read_as_such(tmp_path):
+    chapter = tmp_path / "01-x.md"
+    chapter.write_text(
+        '```python title="micrograd.py"\ndef f():\n    pass\n```\n\n<details markdown="1">\n'
+        f"<summary>{HINTS}</summary>\n\n- `f`: the rule,\n  on two lines.\n- no name\n\n"
+        "</details>\n\n<details>\n<summary>Solution</summary>\n\n- `g`: not a hint\n\n</details>\n"
+    )
+    found = Chapter.read(chapter).hints
+    assert [(h.name, h.text, h.line) for h in found] == [
+        ("f", "the rule, on two lines.", 9),
+        ("", "no name", 11),
+    ]
+    assert found[0].fence.line == 2
+
+
+def test_hints_go_from_the_section_to_the_rule_to_the_answer():
+    worked = next(h for h in book_hints().values() if h.links)
+    plain = next(h for h in book_hints().values() if not h.links)
+    for h in (worked, plain):
+        first, second, third = (hint(h.name, level) for level in range(1, LEVELS + 1))
+        assert first[0].startswith(f"Hint 1 of {LEVELS} for {h.name}: read docs/"), first
+        assert second == [f"Hint 2 of {LEVELS} for {h.name}: {h.text}"]
+        assert third[0].startswith(f"Hint 3 of {LEVELS} for {h.name}: the "), third
+    assert "the worked example, docs/" in hint(worked.name, 3)[0]
+    code = hint(plain.name, 3)
+    assert "the book's own code" in code[0]
+    assert "\n".join(code[1:]) + "\n" == book_definitions()[plain.name].source
+
+
+def test_learn_gives_one_more_hint_each_time_it_is_asked(tmp_path, capsys):
+    engine = tmp_path / "micrograd.py"
+    shutil.copyfile(BOOK_ENGINE, engine)
+    text = engine.read_text(encoding="utf-8")
+    bug = 'edge = f"  n{number[operand]} -> n{number[node]}"'
+    engine.write_text(text.replace(bug, 'edge = f"  n{number[node]} -> n{number[operand]}"'))
+    assert main(["learn", str(engine), "--chapter", "7"]) == 1
+    assert "Stuck? Add --hint for a hint about graph_dot" in capsys.readouterr().out
+    said = []
+    for _ in range(LEVELS + 1):
+        assert main(["learn", str(engine), "--chapter", "7", "--hint"]) == 1
+        said.append(capsys.readouterr().out.split("\n\nHint ")[-1])
+    assert [s.split(" ", 3)[:3] for s in said] == [
+        [f"{n}", "of", f"{LEVELS}"] for n in [1, 2, 3, 3]
+    ]
+    assert read_record(record_path(engine))["hints"] == {"graph_dot": LEVELS}
