@@ -40,9 +40,10 @@ class Bug:
         return f"{self.fix}: {self.name}"
 
 
-V2 = ("02-the-value-atom.md",)
+V2 = ("02-the-value-atom.md",)  # Value's fields, +, *, the order and backward()
 V3 = ("03-backward.md",)
-NN = ("05-neuron-layer-mlp.md",)
+V4 = ("04-the-other-operations.md",)  # powers, -, /, numbers on the left, tanh, exp...
+NN = ("06-neuron-layer-mlp.md",)
 
 # fmt: off
 CATALOGUE = [
@@ -70,54 +71,55 @@ CATALOGUE = [
         V2, "Addition and multiplication"),
     Bug("Value.__radd__", "no number on the left: 2 + x",
         "    __radd__ = __add__  # 2 + x is x + 2\n", "",
-        V2, "Negation, subtraction, division, and numbers on the left"),
+        V4, "Negation, subtraction, division, and numbers on the left"),
     Bug("Value.__rmul__", "no number on the left: 2 * x",
         "    __rmul__ = __mul__  # 2 * x is x * 2\n", "",
-        V2, "Negation, subtraction, division, and numbers on the left"),
+        V2, "Addition and multiplication"),
     Bug("Value.__pow__", "the power rule's slope as n * a**n",
         "slope = 0.0 if n == 0 else n * a ** (n - 1)\n", "slope = 0.0 if n == 0 else n * a**n\n",
-        V2, "Constant powers"),
+        V4, "Constant powers"),
     Bug("Value.__neg__", "the slope of -x as 1",
         '(self,), (-1.0,), "neg")', '(self,), (1.0,), "neg")',
-        V2, "Negation, subtraction, division, and numbers on the left"),
+        V4, "Negation, subtraction, division, and numbers on the left"),
     Bug("Value.__sub__", "subtraction as addition",
         "Value(self.data - other.data, (self, other), (1.0, -1.0)",
         "Value(self.data + other.data, (self, other), (1.0, 1.0)",
-        V2, "Negation, subtraction, division, and numbers on the left"),
+        V4, "Negation, subtraction, division, and numbers on the left"),
     Bug("Value.__truediv__", "the divisor's slope without its minus sign",
         "local = (1.0 / b, -a / b / b)", "local = (1.0 / b, a / b / b)",
-        V2, "Negation, subtraction, division, and numbers on the left"),
+        V4, "Negation, subtraction, division, and numbers on the left"),
     Bug("Value.__rsub__", "2 - x computed as x - 2",
         "        return Value.wrap(other) - self\n", "        return self - Value.wrap(other)\n",
-        V2, "Negation, subtraction, division, and numbers on the left"),
+        V4, "Negation, subtraction, division, and numbers on the left"),
     Bug("Value.__rtruediv__", "2 / x computed as x / 2",
         "        return Value.wrap(other) / self\n", "        return self / Value.wrap(other)\n",
-        V2, "Negation, subtraction, division, and numbers on the left"),
+        V4, "Negation, subtraction, division, and numbers on the left"),
     Bug("Value.tanh", "tanh's slope as 1 - t",
         '(1.0 - t * t,), "tanh")', '(1.0 - t,), "tanh")',
-        V2, "tanh, exp, log and relu", "docs/02-the-value-atom.md, section '3. Find the bug'"),
+        V4, "tanh, exp, log and relu",
+        "docs/04-the-other-operations.md, section '3. Find the bug'"),
     Bug("Value.exp", "exp's slope as 1",
         '(self,), (e,), "exp")', '(self,), (1.0,), "exp")',
-        V2, "tanh, exp, log and relu"),
+        V4, "tanh, exp, log and relu"),
     Bug("Value.log", "log's slope as 1/log(a)",
         '(1.0 / a,), "log")', '(1.0 / math.log(a),), "log")',
-        V2, "tanh, exp, log and relu"),
+        V4, "tanh, exp, log and relu"),
     Bug("Value.relu", "ReLU's slope 1 at 0, where the book says 0",
         "(1.0 if a > 0 else 0.0,)", "(1.0 if a >= 0 else 0.0,)",
-        V2, "tanh, exp, log and relu"),
+        V4, "tanh, exp, log and relu"),
     Bug("Value.topo", "lists a node twice",
         "            elif node not in visited:\n", "            else:\n",
-        V2, "How coarse an operation is"),
+        V2, "backward()"),
     Bug("Value.backward", "walks the order without reversing it",
         "        for node in reversed(order):\n", "        for node in order:\n",
-        V2, "How coarse an operation is",
+        V2, "backward()",
         "docs/03-backward.md, section '2. Find the bug: a backward that forgot to reverse'"),
     Bug("Value.backward", "does not seed the root's gradient with 1",
         "        self.grad = 1.0\n", "",
-        V2, "How coarse an operation is"),
+        V2, "backward()"),
     Bug("Value.backward", "never spends the graph (pytest.raises sees nothing raised)",
         "                node._local = None  # spent: this graph cannot be run backward again\n",
-        "", V2, "How coarse an operation is"),
+        "", V2, "backward()"),
     Bug("Value.backward", "zeroes every gradient first (chapter 3: a leaf used twice)",
         "        self.grad = 1.0\n        for node in reversed(order):\n",
         "        for node in order:\n            node.grad = 0.0\n"
@@ -165,11 +167,11 @@ CATALOGUE = [
     Bug("softmax_ce", "the shift subtracted from one logit only",
         "    return sum((v - m).exp() for v in logits).log() - (logits[target] - m)\n",
         "    return sum((v - m).exp() for v in logits).log() - logits[target]\n",
-        ("06-softmax-cross-entropy.md",), "Shift before you exponentiate"),
+        ("07-softmax-cross-entropy.md",), "Shift before you exponentiate"),
     Bug("graph_dot", "arrows from the result to its operands",
         'edge = f"  n{number[operand]} -> n{number[node]}"',
         'edge = f"  n{number[node]} -> n{number[operand]}"',
-        ("07-drawing-the-graph.md",), "7. Drawing the graph"),
+        ("08-drawing-the-graph.md",), "8. Drawing the graph"),
 ]
 # fmt: on
 

@@ -201,16 +201,19 @@ def diagnosed(
 ) -> list[ChapterResult]:
     """``results`` with the function to fix (``to_fix``) named in the first failure, the one
     *Read next* is about: found in a child process, as the checks are, for that chapter
-    alone; or by ``find(chapter, index)``, if given (the page, which has no processes:
+    alone; or by ``find(chapter, index, said)``, if given (the page, which has no processes:
     tools/learn/in_page.py)."""
     first = next((r for r in results if r.failure), None)
     if first is None or first.failure.index is None or first.failure.kind == "EngineImportError":
         return results
+    said = first.failure.message.split("\n")[0]
     if find is not None:
-        fix = find(first.chapter, first.failure.index) or ""
+        fix = find(first.chapter, first.failure.index, said) or ""
     else:
         index = str(first.failure.index)
-        events, _ = run_in_child(first.chapter, engine.resolve(), timeout, index, script=DIAGNOSE)
+        events, _ = run_in_child(
+            first.chapter, engine.resolve(), timeout, index, said, script=DIAGNOSE
+        )
         fix = next((e["fix"] for e in events if e.get("fix")), "")
     if not fix:
         return results

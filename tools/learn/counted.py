@@ -88,8 +88,11 @@ def names_used(chapter: Path) -> tuple[dict[str, int], ...]:
             used.update({name: last[name] for name in reads - made if name in last})
             made |= step.bound
         found.append(used)
-        for step in cell.fence.steps:
-            last.update(dict.fromkeys(step.bound | step.changed, index))
+        if cell.fence.is_engine:  # the engine's names are there from the start
+            continue
+        for step in cell.fence.steps:  # a def binds its name alone, not what its body does
+            binds = {step.defines} if step.defines else step.bound
+            last.update(dict.fromkeys(binds | step.changed, index))
     return tuple(found)
 
 

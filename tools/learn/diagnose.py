@@ -14,6 +14,7 @@ from tools.learn.counted import names_used
 from tools.learn.places import Definition, book_definitions
 from tools.learn.wording import worded_otherwise
 from tools.notebook import Notebook
+from tools.page.kernel import describe
 
 
 def _engine_functions(module: types.ModuleType) -> dict[object, list[str]]:
@@ -76,10 +77,11 @@ class _Replay:
         classes = frozenset(n for n, v in vars(module).items() if isinstance(v, type))
         self.error: BaseException | None = None  # the last cell's, wording apart
         self.complete = True  # False: a cell before the last failed
+        self.watched = True  # False: the profiler was turned off (by a RecursionError)
         for cell in cells:
             self.book.next = cell
-            if watch is not None and cell == cells[-1]:
-                sys.setprofile(watch(module))
+            profile = watch(module) if watch is not None and cell == cells[-1] else None
+            sys.setprofile(profile)
             try:
                 self.book.run_next()
             except KeyboardInterrupt:
@@ -91,25 +93,30 @@ class _Replay:
                     return
                 self.error = error
             finally:
+                self.watched = sys.getprofile() is profile
                 sys.setprofile(None)
 
-    @property
-    def fails(self) -> bool:
-        """Did it run up to the last cell, and that one fail?"""
-        return self.complete and self.error is not None
+    def fails(self, said: str = "") -> bool:
+        """Did it run up to the last cell, and that one fail (saying ``said`` first, if
+        given)?"""
+        if not self.complete or self.error is None:
+            return False
+        return not said or describe(self.error).split("\n")[0] == said
 
 
-def to_fix(chapter: Path, engine: Path, index: int) -> str | None:
+def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | None:
     """The function of the learner's engine that made check ``index`` fail, by qualified
     name; None if no one function can be named.
 
     A stub's NotImplementedError names itself. Otherwise the answer is found by
     experiment, on the cells the check reads from (``needed``; the whole chapter above
-    it if the failure does not show on those alone): the check runs again once with a
+    it if the failure does not show on those alone, as ``said``, the first line of its
+    message, if given): the check runs again once with a
     profiler that notes which of the engine's functions it calls, then once for each of
     those (and each function of the book's engine that the learner's lacks), with that
     one function replaced by the book's own code, in a fixed order: the missing ones, the
-    one that raised, then the ones called, first called first. The first whose
+    one that raised, then the ones called, first called first (then all the others, if
+    a recursion too deep turned the profiler off). The first whose
     replacement makes the check pass is the one to fix; the innermost engine function of
     the error when none does (two bugs at once). The work is bounded by the count of the
     engine's functions, not by time: the name does not depend on how busy the machine is.
@@ -128,11 +135,11 @@ def to_fix(chapter: Path, engine: Path, index: int) -> str | None:
 
     cells = needed(chapter, index)
     replay = _Replay(chapter, engine, cells, watch=watch)
-    if not replay.fails:  # something the names do not show: the whole chapter above it
+    if not replay.fails(said):  # something the names do not show: the chapter above it
         called.clear()
         cells = [i for i in range(index + 1) if not replay.book.cells[i].fence.is_engine]
         replay = _Replay(chapter, engine, cells, watch=watch)
-        if not replay.fails:
+        if not replay.fails():
             return None
     module = replay.book.engine_module
     functions = _engine_functions(module)
@@ -142,6 +149,8 @@ def to_fix(chapter: Path, engine: Path, index: int) -> str | None:
     if isinstance(replay.error, NotImplementedError) and raiser:
         return raiser
     missing = [name for name in book_defs if not _defined(module, name)]
+    if not replay.watched:  # a recursion too deep for the profiler: then every function
+        called.update(dict.fromkeys(book_defs))
     for name in dict.fromkeys([*missing, *([raiser] if raiser else []), *called]):
         if name in book_defs:
             patched = _Replay(chapter, engine, cells, _with_the_books(book_defs[name]))
@@ -156,15 +165,16 @@ def _defined(module: types.ModuleType, name: str) -> bool:
     return holder is not None and attribute in vars(holder)
 
 
-def diagnosis(chapter: Path, engine: Path, index: int) -> str | None:
+def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> str | None:
     """The function to blame for the failure of check ``index`` (``to_fix``), if one can
-    be named."""
-    return to_fix(chapter, engine, index)
+    be named; ``said``: the first line of the failure's message, as the chapter's run
+    reported it."""
+    return to_fix(chapter, engine, index, said)
 
 
-def diagnose_here(chapter: str, engine: str, report: str, index: str) -> None:
+def diagnose_here(chapter: str, engine: str, report: str, index: str, said: str = "") -> None:
     """``diagnosis`` in a child process, writing {"fix": name} to ``report`` if it names one."""
-    fix = diagnosis(Path(chapter), Path(engine), int(index))
+    fix = diagnosis(Path(chapter), Path(engine), int(index), said)
     if fix:
         with open(report, "a", encoding="utf-8") as out:
             out.write(json.dumps({"fix": fix}) + "\n")

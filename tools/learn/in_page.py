@@ -68,8 +68,8 @@ def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING)
         results.append(chapter_result(chapter, events, stopped, _blocked(chapter)))
     if diagnose:
 
-        def find(chapter: Path, index: int) -> str | None:
-            return diagnosis(chapter, path, index)
+        def find(chapter: Path, index: int, said: str) -> str | None:
+            return diagnosis(chapter, path, index, said)
 
         results = diagnosed(results, path, DEFAULT_TIMEOUT, find=find)
     return json.dumps(linked(progress_table(results, ENGINE)))
