@@ -6,6 +6,7 @@ that exists; asked for again and again, they go from the section to the rule to 
 
 from __future__ import annotations
 
+import re
 import shutil
 
 from tools import DOCS, ROOT
@@ -16,13 +17,15 @@ from tools.learn.places import book_definitions
 from tools.learner import main
 
 BOOK_ENGINE = ROOT / "micrograd.py"
+# What may stand between an engine fence and its hints: its own fences, folded (checks).
+FOLDING = re.compile(r'<details markdown="1">|<summary>[^<]*</summary>|</details>')
 
 
 def every_hint():
     return [h for path in chapters(DOCS) for h in Chapter.read(path).hints]
 
 
-def test_each_hint_names_a_function_of_the_fence_right_above_it():
+def test_each_hint_names_a_function_of_the_engine_fence_right_above_it():
     hints, definitions = every_hint(), book_definitions()
     assert len(hints) >= 13
     for h in hints:
@@ -33,9 +36,18 @@ def test_each_hint_names_a_function_of_the_fence_right_above_it():
         assert (definition.chapter.name, definition.line) == (h.path.name, h.fence.line), (
             f"{where}: the hint about {h.name} is not right after the fence that defines it"
         )
-        between = Chapter.read(h.path).lines[h.fence.end : h.line - 1]
-        opening = [line for line in between if line.strip()][:2]
-        assert opening == ['<details markdown="1">', f"<summary>{HINTS}</summary>"], where
+        chapter = Chapter.read(h.path)
+        in_fences = {n for f in chapter.fences for n in range(f.line - 1, f.end + 1)}
+        between = [
+            text
+            for n, text in enumerate(chapter.lines[h.fence.end : h.line - 1], h.fence.end + 1)
+            if n not in in_fences and text.strip()
+        ]
+        summary = f"<summary>{HINTS}</summary>"
+        assert summary in between, where
+        between = between[: between.index(summary) + 1]  # up to the block's summary
+        assert all(FOLDING.fullmatch(text) for text in between), (where, between)
+        assert between[-2:] == ['<details markdown="1">', summary], where
         assert h.text, f"{where}: a hint about {h.name} that says nothing"
     names = [h.name for h in hints]
     assert len(names) == len(set(names)), "a function with two hints"

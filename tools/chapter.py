@@ -33,8 +33,9 @@ _DETAILS = re.compile(
     r"(?P<open><details\b)|(?P<close></details>)|<summary>(?P<summary>.*?)</summary>"
 )
 _CLOSES = re.compile(r"</details>")
-# A folded block of hints for learner mode, right after the engine fence it helps with:
-# <details markdown="1"> with this summary, then a list, an item per function of that fence,
+# A folded block of hints for learner mode, right after the engine fence it helps with (and
+# the fences and folded blocks that go with it, if any): <details markdown="1"> with this
+# summary, then a list, an item per function of that fence,
 # "- `Value.tanh`: the rule in words", with a link to a worked example where there is one.
 HINTS = "Hints, if you rebuild it"
 _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
@@ -109,7 +110,7 @@ class Hint:
     name: str  # the function, qualified as the engine names it: Value.tanh, dot
     text: str  # the rule in words, Markdown, without the name (a link kept as written)
     line: int  # 1-based line of the item
-    fence: Fence | None  # the engine fence right above the block (None: no fence above)
+    fence: Fence | None  # the last engine fence above the block (None: there is none)
     links: tuple[str, ...] = ()  # the targets of its links: "#anchor", "other.md#anchor"
 
 
@@ -429,11 +430,12 @@ class Chapter:
             if not token.map and token.type != "inline":
                 continue
             while upcoming is not None and token.map and upcoming.line - 1 <= token.map[0]:
-                fence, upcoming = upcoming, next(fences)
+                fence = upcoming if upcoming.is_engine else fence
+                upcoming = next(fences)
             if token.type == "html_block":
                 summary = _SUMMARY.search(token.content)
                 if summary and summary[1].strip() == HINTS:
-                    inside, above = True, fence if fence is not None and fence.is_engine else None
+                    inside, above = True, fence
                 elif _CLOSES.search(token.content):
                     inside = False
             elif inside and token.type == "inline" and token.map:
