@@ -13,6 +13,7 @@ import zipfile
 
 from tools import ENGINE, ROOT
 from tools.learn.child import check
+from tools.learn.hints import LEVELS, hint
 from tools.learn.skeleton import skeleton
 from tools.learn.table import progress_table
 from tools.site.learner import IN_PAGE, book_zip, imported_by
@@ -28,8 +29,8 @@ engine = open(sys.argv[2], encoding="utf-8").read()
 events = []
 learner.check_in_page(sys.argv[3], engine, events.append, folder=sys.argv[4])
 run = {"chapter": sys.argv[3], "events": [json.loads(e) for e in events], "stopped": None}
-parts = json.loads(learner.table_in_page(json.dumps([run]), engine, True, folder=sys.argv[4]))
-print(json.dumps(parts))
+shown = json.loads(learner.table_in_page(json.dumps([run]), engine, True, folder=sys.argv[4]))
+print(json.dumps(shown))
 """
 
 
@@ -54,8 +55,12 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
         [*map(str, command), str(work)], cwd=work, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
-    parts = json.loads(done.stdout)  # the table, in parts: the places it names are links
+    shown = json.loads(done.stdout)
+    parts = shown["table"]  # the table, in parts: the places it names are links
     table = "".join(part for part, _, _ in parts)
+    assert shown["fix"] == "Value.__init__" and len(shown["hints"]) == LEVELS
+    assert "".join(part for part, _, _ in shown["hints"][0]) == "\n".join(hint(shown["fix"], 1))
+    assert shown["record"]["chapters"][VALUE_CHAPTER.name]["passed"] == 0
     assert table == progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
     assert "0 of 10" in table and "Value.__init__, the function to fix" in table
     links = [(chapter, section) for _, chapter, section in parts if chapter]

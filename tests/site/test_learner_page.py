@@ -1,5 +1,6 @@
 """Learner mode in the page (chapter 16, tools/site/learner.py), in Chromium: the editor
-holds the skeleton, Check gives the terminal's table, a planted bug names its section,
+holds the skeleton, Check gives the terminal's table, a planted bug names its section and
+Hint gives the hints about it, one more each press,
 the book's engine passes every counted check, a broken or endless engine is reported; what
 was typed and the last table survive a reload, the download is the editor's text.
 
@@ -27,6 +28,7 @@ from tests.helpers.browser import (
 from tools import ENGINE, ROOT
 from tools.learn.child import check
 from tools.learn.counted import engine_checks, engine_names
+from tools.learn.hints import hint
 from tools.learn.in_page import _blocked
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
@@ -85,6 +87,14 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     links = tab.locator(".learner-table a", has_text=read_next)
     assert links.first.get_attribute("href") == "02-the-value-atom.html#the-backward-contract"
 
+    # Hint: the section first, linked; then the rule, as the chapter writes it.
+    tab.click(".learner-hint")
+    shown = tab.locator(".learner-hint-text")
+    assert shown.text_content() == "\n".join(hint("Value._backward", 1)), shown.text_content()
+    assert shown.locator("a").first.get_attribute("href").startswith("02-the-value-atom.html#")
+    tab.click(".learner-hint")
+    assert shown.text_content() == "\n".join(hint("Value._backward", 2))
+
     # The book's own engine passes every counted check that the page can run.
     editor.fill(book)
     table = _check(tab)
@@ -92,7 +102,8 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     counted = sum(len(engine_checks(path, engine_names()) - _blocked(path)) for path in every)
     assert tab.locator(".learner-chapter option").count() == len(every) + 1  # and "every"
     assert re.search(rf"^all +{counted} of {counted}$", table, re.M), table
-    assert table.endswith(f"Every check passes against {ENGINE}.\n"), table
+    assert f"\nEvery check passes against {ENGINE}.\n" in table, table
+    assert table.splitlines()[-1].startswith("Every check of the book first passed on ")
     elsewhere = sum(len(_blocked(path)) for path in every)  # need files or processes
     assert f"Not run on this page: {elsewhere} checks" in table, table
 

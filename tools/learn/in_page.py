@@ -15,8 +15,10 @@ from pathlib import Path
 
 from tools import DOCS, ENGINE, relative
 from tools.chapter import Chapter, chapters
+from tools.learn.best import best_lines, now, remember
 from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
 from tools.learn.diagnose import diagnosis
+from tools.learn.hints import LEVELS, hint
 from tools.learn.table import chapter_result, progress_table
 from tools.notebook import blocked
 
@@ -55,8 +57,13 @@ def check_in_page(name: str, engine: str, tell, folder: str = WORKING) -> None:
     )
 
 
-def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING) -> str:
-    """The table `learn` prints for the chapters run so far, as JSON parts (``linked``):
+def table_in_page(
+    runs: str, engine: str, diagnose: bool, kept: str = "null", folder: str = WORKING
+) -> str:
+    """The table `learn` prints for the chapters run so far, and what the page keeps, as
+    JSON: {"table": the table in parts (``linked``), "record": the best scores so far
+    (tools/learn/best.py; ``kept``, JSON, is the page's, or null), "fix": the function to
+    fix or "", "hints": its hints, each in parts, first to last (tools/learn/hints.py)}.
     ``runs`` is JSON, a list of {"chapter": name, "events": [...], "stopped": why or null}.
     With ``diagnose``, the function to fix is found first (rerunning the failing chapter, in
     this process)."""
@@ -72,7 +79,13 @@ def table_in_page(runs: str, engine: str, diagnose: bool, folder: str = WORKING)
             return diagnosis(chapter, path, index, said)
 
         results = diagnosed(results, path, DEFAULT_TIMEOUT, find=find)
-    return json.dumps(linked(progress_table(results, ENGINE)))
+    record = remember(json.loads(kept) or {}, results, now())
+    table = progress_table(results, ENGINE) + "".join(
+        f"{line}\n" for line in best_lines(record, results)
+    )
+    fix = next((r.failure.fix for r in results if r.failure), "")
+    hints = [linked("\n".join(hint(fix, level))) for level in range(1, LEVELS + 1)] if fix else []
+    return json.dumps({"table": linked(table), "record": record, "fix": fix, "hints": hints})
 
 
 def linked(text: str, docs: Path = DOCS) -> list[list]:

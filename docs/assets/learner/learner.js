@@ -8,7 +8,9 @@
 // the site is built; read with bookPage.data, docs/assets/page/page.js): the skeleton, the chapters with checks, and where each chapter and
 // section is on the site, for the table's links. What the learner types is kept in
 // localStorage as it is typed, and so is the last table: both survive a reload and a
-// rebuilt site. Nothing is sent anywhere; Download and Load are the browser's own.
+// rebuilt site, and so are the best scores (tools/learn/best.py: Python merges them, this
+// keeps them). Hint shows the next of the hints Python wrote for the function to fix, one
+// more each press. Nothing is sent anywhere; Download and Load are the browser's own.
 //
 // A chapter that runs longer than the stated time limit (data-limit, in seconds) is
 // stopped by ending the worker; the table says so, and the next chapter gets a fresh one
@@ -23,7 +25,8 @@
   if (window.bookLearner) return;
   window.bookLearner = true;
   const STORED = "literate-micrograd:learner:engine"; // the engine, as typed
-  const TABLE = "literate-micrograd:learner:table"; // {table, engine, chapter} of the last Check
+  const TABLE = "literate-micrograd:learner:table"; // {table, engine, chapter, fix, hints} of the last Check
+  const RECORD = "literate-micrograd:learner:record"; // best scores and hints given (tools/learn/best.py)
   const TABLE_LIMIT = 120; // seconds to make the table and find what to read next
 
   // docs/assets/page/page.js, which may load after this script (it sits in the content)
@@ -195,15 +198,20 @@
       this.file.accept = ".py,text/x-python,text/plain";
       this.file.hidden = true;
       this.resetButton = button("learner-reset", "↺ Reset", "Start again from the skeleton (asks first)");
-      const { checkButton, chapter, downloadButton, loadButton, file, resetButton } = this;
-      this.bar.append(checkButton, chapter, downloadButton, loadButton, file, resetButton);
+      this.hintButton = button("learner-hint", "? Hint", "A hint about the function to fix: each time one more");
+      this.hintButton.disabled = true;
+      const { checkButton, chapter, hintButton, downloadButton, loadButton, file, resetButton } = this;
+      this.bar.append(checkButton, chapter, hintButton, downloadButton, loadButton, file, resetButton);
       this.status = element("p", "learner-status");
       this.status.setAttribute("role", "status");
       const host = element("div", "learner-editor");
       this.caption = element("p", "learner-caption");
       this.table = element("pre", "learner-table");
       this.table.hidden = this.caption.hidden = true;
-      root.append(intro, this.bar, this.status, host, this.caption, this.table);
+      this.hint = element("pre", "learner-hint-text");
+      this.hint.setAttribute("aria-live", "polite");
+      this.hint.hidden = true;
+      root.append(intro, this.bar, this.status, host, this.caption, this.table, this.hint);
 
       const stored = load(STORED);
       this.editor = CodeEditor.create(host, {
@@ -226,8 +234,11 @@
       this.loadButton.addEventListener("click", () => this.file.click(), page);
       this.file.addEventListener("change", () => this.loadFile(), page);
       this.resetButton.addEventListener("click", () => this.reset(), page);
+      this.hintButton.addEventListener("click", () => this.giveHint(), page);
       const last = JSON.parse(load(TABLE) || "null");
       if (last) this.show(last.table, this.lastCaption(last));
+      this.hints = last && last.hints ? { fix: last.fix, texts: last.hints } : null;
+      this.hintButton.disabled = !this.hints || !this.hints.texts.length;
       root.dataset.state = "idle";
     }
 
@@ -257,8 +268,12 @@
     // version of this page is plain text.)
     show(table, caption) {
       this.caption.textContent = caption;
-      const parts = typeof table === "string" ? [[table, null, null]] : table;
-      this.table.replaceChildren(
+      this.linked(this.table, typeof table === "string" ? [[table, null, null]] : table);
+      this.table.hidden = this.caption.hidden = false;
+    }
+
+    linked(into, parts) {
+      into.replaceChildren(
         ...parts.map(([text, chapter, section]) => {
           const place = chapter === null ? undefined : this.data.places[chapter];
           if (place === undefined) return text;
@@ -267,12 +282,25 @@
           return link;
         }),
       );
-      this.table.hidden = this.caption.hidden = false;
+    }
+
+    // The next hint about the function to fix, as Python wrote them all (tools/learn/hints.py):
+    // how many were shown is kept with the best scores, as the terminal keeps it.
+    giveHint() {
+      if (!this.hints || !this.hints.texts.length) return;
+      const record = JSON.parse(load(RECORD) || "null") || {};
+      record.hints = record.hints || {};
+      const { fix, texts } = this.hints;
+      const given = Math.min((record.hints[fix] || 0) + 1, texts.length);
+      record.hints[fix] = given;
+      keep(RECORD, JSON.stringify(record));
+      this.linked(this.hint, texts[given - 1]);
+      this.hint.hidden = false;
     }
 
     busy(running) {
       this.root.dataset.state = running ? "checking" : "idle";
-      const buttons = [this.checkButton, this.chapter, this.loadButton, this.resetButton];
+      const buttons = [this.checkButton, this.chapter, this.hintButton, this.loadButton, this.resetButton];
       for (const b of buttons) b.disabled = running;
     }
 
@@ -309,23 +337,33 @@
           const last = i + 1 === chosen.length;
           if (last) this.say("Finding what to read next…");
           const tableLimit = Math.max(limit, TABLE_LIMIT); // the limit is the chapters'
-          const ask = { kind: "learn-table", runs, engine, diagnose: last };
+          const record = JSON.parse(load(RECORD) || "null");
+          const ask = { kind: "learn-table", runs, engine, diagnose: last, record };
           const shown = await this.python.call(ask, tableLimit);
           if (shown.table === undefined) {
             const why = shown.timeout ? `it took over ${tableLimit} s` : gist(shown.broken);
             if (table === null || !last) throw new Error(`the table could not be made: ${why}`);
             problem = ` What to read next could not be found: ${why}.`;
-          } else table = shown.table;
+          } else {
+            ({ table } = shown.table);
+            if (last) {
+              keep(RECORD, JSON.stringify(shown.table.record));
+              this.hints = { fix: shown.table.fix, texts: shown.table.hints };
+            }
+          }
           this.show(table, caption);
         }
+        this.hint.hidden = true;
         this.say(`Checked ${which}.${problem}`);
-        keep(TABLE, JSON.stringify({ table, engine, chapter: wanted ? which : "" }));
+        const { fix, texts: hints } = this.hints || { fix: "", texts: [] };
+        keep(TABLE, JSON.stringify({ table, engine, chapter: wanted ? which : "", fix, hints }));
         this.caption.textContent = caption;
       } catch (error) {
         this.say(`The check could not finish: ${error.message || error}. Check again to start afresh.`);
         this.python.end("learner mode's check could not finish");
       } finally {
         this.busy(false);
+        this.hintButton.disabled = !this.hints || !this.hints.texts.length;
         this.root.dataset.checked = String(Number(this.root.dataset.checked || 0) + 1); // Checks done
       }
     }

@@ -177,11 +177,13 @@ async function draw(event) {
 //
 // In:  {kind: "learn-load", bundle}  the book's zip, unpacked beside page.zip
 //      {kind: "learn", chapter, engine}  run one chapter against the engine's text
-//      {kind: "learn-table", runs, engine, diagnose}  the table of the runs so far
+//      {kind: "learn-table", runs, engine, diagnose, record}  the table of the runs so far
+//        (record: the best scores the page keeps, or null)
 // Out: {kind: "learn-start"} when one of these starts (it may have waited behind a fence);
 //      {kind: "learn-event", event} for each check the chapter starts, passes or fails;
-//      then {kind: "learned"}, {kind: "learn-table", table} (the table in parts: [text,
-//      chapter, section], a place of the book where chapter is not null), or {kind: "broken", error}.
+//      then {kind: "learned"}, {kind: "learn-table", table} (table: {table, record, fix,
+//      hints}, the table and each hint in parts: [text, chapter, section], a place of the
+//      book where chapter is not null), or {kind: "broken", error}.
 
 let learner = null; // tools.learn.in_page, in the page's Python
 
@@ -209,9 +211,10 @@ const LEARNER = {
     learner.check_in_page(chapter, engine, tell);
     postMessage({ kind: "learned" });
   },
-  "learn-table": async ({ runs, engine, diagnose }) => {
-    const table = JSON.parse(learner.table_in_page(JSON.stringify(runs), engine, diagnose));
-    postMessage({ kind: "learn-table", table }); // [text, chapter, section] parts
+  "learn-table": async ({ runs, engine, diagnose, record }) => {
+    const kept = JSON.stringify(record || null);
+    const table = JSON.parse(learner.table_in_page(JSON.stringify(runs), engine, diagnose, kept));
+    postMessage({ kind: "learn-table", table }); // {table: parts, record, fix, hints}
   },
 };
 
