@@ -1,6 +1,9 @@
 """Wording told apart from behaviour: a check of a learner's engine whose only difference from
 the book is the text of an error message or of an object's ``repr`` says nothing wrong about
-what the engine computes, and is reported as such (``wording_only``).
+what the engine computes, and is reported as such (``worded_otherwise``): printed lines that
+differ only there (``wording_only``: an error's message after its type's name, the numbers
+inside a repr to the book's 6 digits), ``pytest.raises(match=...)`` that caught the right
+type, and ``assert <text> == "<the book's words>"``. The rest of such a check still runs.
 """
 
 from __future__ import annotations
