@@ -12,7 +12,7 @@ import shutil
 from tools import DOCS, ROOT
 from tools.chapter import HINTS, Chapter, chapter_number, chapters
 from tools.learn.best import read_record, record_path
-from tools.learn.hints import LEVELS, book_hints, hint, section_linked
+from tools.learn.hints import LEVELS, book_hints, hint, plain, section_linked
 from tools.learn.places import book_definitions
 from tools.learner import main
 
@@ -81,7 +81,7 @@ def test_hints_go_from_the_section_to_the_rule_to_the_answer():
     for h in (worked, plain):
         first, second, third = (hint(h.name, level) for level in range(1, LEVELS + 1))
         assert first[0].startswith(f"Hint 1 of {LEVELS} for {h.name}: read docs/"), first
-        assert second == [f"Hint 2 of {LEVELS} for {h.name}: {h.text}"]
+        assert second == [f"Hint 2 of {LEVELS} for {h.name}: {plain(h)}"]
         assert third[0].startswith(f"Hint 3 of {LEVELS} for {h.name}: the "), third
     assert "the worked example, docs/" in hint(worked.name, 3)[0]
     code = hint(plain.name, 3)
@@ -106,3 +106,13 @@ def test_learn_gives_one_more_hint_each_time_it_is_asked(tmp_path, capsys):
         [f"{n}", "of", f"{LEVELS}"] for n in [1, 2, 3, 3]
     ]
     assert read_record(record_path(engine))["hints"] == {"graph_dot": LEVELS}
+
+
+def test_a_hint_reads_plainly_its_links_named_as_the_table_names_places():
+    worked = book_hints()["Value._backward"]
+    assert "**" in worked.text and "](03-backward.md#" in worked.text  # as written
+    assert plain(worked).endswith(
+        "Worked: docs/03-backward.md, section 'Accumulate, never assign' (page '3. Backward, "
+        "tested')."
+    )
+    assert "**" not in plain(worked) and "`+=`" in plain(worked)

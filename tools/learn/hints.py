@@ -6,7 +6,9 @@ the worked example the hint links to, or else the book's own code for that one f
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import re
 from pathlib import Path
 
 from tools import DOCS, relative
@@ -41,6 +43,23 @@ def section_linked(hint: Hint) -> tuple[Path, int] | None:
     return None
 
 
+_LINK = re.compile(r"\[(?P<label>[^\]]*)\]\((?P<target>[^)\s]*)\)")
+_STRONG = re.compile(r"\*\*(?P<text>[^*]+)\*\*|(?<![\w*])\*(?P<em>[^*\s][^*]*)\*(?!\w)")
+
+
+def plain(hint: Hint) -> str:
+    """The hint's text as a terminal, or the page's table, shows it: a link to a section
+    written as the table names places (so the page links it again), emphasis unmarked;
+    code in backticks and math as written."""
+
+    def place(link: re.Match) -> str:
+        found = section_linked(dataclasses.replace(hint, links=(link["target"],)))
+        return where_in_book(found[0], found[1] + 1) if found else link["label"]
+
+    text = _LINK.sub(place, hint.text)
+    return _STRONG.sub(lambda m: m["text"] or m["em"], text)
+
+
 def hint(name: str, level: int, docs: Path = DOCS) -> list[str]:
     """Hint ``level`` (1 to LEVELS) about the engine's function ``name``, as lines."""
     definition = book_definitions(docs).get(name)
@@ -51,7 +70,7 @@ def hint(name: str, level: int, docs: Path = DOCS) -> list[str]:
     if level <= 1:
         return [f"{head} read {where_in_book(definition.chapter, definition.line)}."]
     if level == 2 and said is not None:
-        return [f"{head} {said.text}"]
+        return [f"{head} {plain(said)}"]
     worked = section_linked(said) if said is not None else None
     if worked is not None:
         return [f"{head} the worked example, {where_in_book(worked[0], worked[1] + 1)}."]
