@@ -77,16 +77,16 @@ def test_a_hint_item_without_a_function_is_read_as_such(tmp_path):
 
 def test_hints_go_from_the_section_to_the_rule_to_the_answer():
     worked = next(h for h in book_hints().values() if h.links)
-    plain = next(h for h in book_hints().values() if not h.links)
-    for h in (worked, plain):
+    unlinked = next(h for h in book_hints().values() if not h.links)
+    for h in (worked, unlinked):
         first, second, third = (hint(h.name, level) for level in range(1, LEVELS + 1))
         assert first[0].startswith(f"Hint 1 of {LEVELS} for {h.name}: read docs/"), first
         assert second == [f"Hint 2 of {LEVELS} for {h.name}: {plain(h)}"]
         assert third[0].startswith(f"Hint 3 of {LEVELS} for {h.name}: the "), third
     assert "the worked example, docs/" in hint(worked.name, 3)[0]
-    code = hint(plain.name, 3)
+    code = hint(unlinked.name, 3)
     assert "the book's own code" in code[0]
-    assert "\n".join(code[1:]) + "\n" == book_definitions()[plain.name].source
+    assert "\n".join(code[1:]) + "\n" == book_definitions()[unlinked.name].source
 
 
 def test_learn_gives_one_more_hint_each_time_it_is_asked(tmp_path, capsys):
