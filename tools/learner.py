@@ -143,7 +143,12 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
         shown.append(result)
         print(table_row(result, layout), end="", flush=True)
 
-    results = check(path, selected, timeout=timeout, progress=show)
+    def found(result):  # before the table ends, if the later chapters still run
+        if result.failure.fix and len(shown) < len(selected):
+            early = f"(the function to fix: {result.failure.fix}; Read next follows the table)"
+            print(early, file=sys.stderr, flush=True)
+
+    results = check(path, selected, timeout=timeout, progress=show, named=found)
     broken = [r.failure for r in results if r.failure and r.failure.kind == "EngineImportError"]
     if broken:
         said = broken[0].message.removeprefix("EngineImportError: ")

@@ -169,12 +169,14 @@ def check(
     timeout: float = DEFAULT_TIMEOUT,
     jobs: int | None = None,
     progress=None,
+    named=None,
 ) -> list[ChapterResult]:
     """Every chapter's checks (or those of ``selected`` chapters) against ``engine``, each
     chapter in a process of its own, ``jobs`` at a time. ``progress(result)`` is called
     for each chapter, in reading order, as soon as it and those before it are done. The
     function to fix in the first failing chapter is looked for as soon as that chapter
-    is known to be the first, while the later ones run."""
+    is known to be the first, while the later ones run; ``named(result)``, if given, is
+    called with that chapter's result as soon as it is found, even before the others end."""
     if not engine.is_file():
         raise FileNotFoundError(f"{engine}: no such file (write one with `skeleton`)")
     selected = selected or chapters_named([])
@@ -190,6 +192,8 @@ def check(
                 progress(results[-1])
             if looking is None and results[-1].failure is not None:
                 looking = doctor.submit(diagnosed, list(results), engine, timeout)
+                if named is not None:
+                    looking.add_done_callback(lambda done: named(done.result()[-1]))
         if looking is None:
             return results
         named = looking.result()[-1]
