@@ -64,7 +64,8 @@ def _same(a, b) -> bool:
     if a[0] != "repr":
         return a[1] == b[1]
     return len(a[1]) == len(b[1]) and all(
-        x == y or math.isclose(x, y, rel_tol=1e-5, abs_tol=1e-12) for x, y in zip(a[1], b[1])
+        x == y or math.isclose(x, y, rel_tol=1e-5, abs_tol=1e-12) or (x != x and y != y)
+        for x, y in zip(a[1], b[1])  # x != x: nan, the same in both
     )
 
 
