@@ -67,10 +67,10 @@ def run_chapter(
         if index in skip:
             book.next += 1
             continue
-        cell = book.cells[index]
+        cell = book.cells[index]  # the runner's: line, code
         waits = [root[i] for name, i in reads[index].items() if name in unsure.get(i, ())]
         if waits and not every:
-            root[index], unsure[index] = min(waits), made_from(cell.fence.code, 0)
+            root[index], unsure[index] = min(waits), made_from(cell.code, 0)
             tell(waits=index, on=root[index])
             book.next += 1
             continue
@@ -89,9 +89,9 @@ def run_chapter(
             if isinstance(error, EngineImportError):
                 return  # every check would fail the same way
             line = event["line"] - cell.line + 1  # from its failing statement on, if known
-            if isinstance(error, OutputMismatchError) or not 1 <= line <= cell.end - cell.line:
+            if isinstance(error, OutputMismatchError) or not 1 <= line <= cell.code.count("\n"):
                 line = 0  # all it made is unsure
-            root[index], unsure[index] = index, made_from(cell.fence.code, line)
+            root[index], unsure[index] = index, made_from(cell.code, line)
             continue
         tell(passed=index)
 

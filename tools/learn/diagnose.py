@@ -137,7 +137,7 @@ def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | Non
     replay = _Replay(chapter, engine, cells, watch=watch)
     if not replay.fails(said):  # something the names do not show: the chapter above it
         called.clear()
-        cells = [i for i in range(index + 1) if not replay.book.cells[i].fence.is_engine]
+        cells = [i for i in range(index + 1) if not replay.book.cells[i].engine]
         replay = _Replay(chapter, engine, cells, watch=watch)
         if not replay.fails():
             return None

@@ -124,10 +124,10 @@ def worded_otherwise(
     while not isinstance(error, OutputMismatchError):
         place = runner.kernel.where(error)
         line = place[1] - cell.line + 1 if place and place[0] == runner.chapter else 0
-        if not _wording_error(error, cell.fence.code, line):
+        if not _wording_error(error, cell.code, line):
             return error
-        statement = _statement_at(cell.fence.code, line)
-        rest = cell.fence.code.split("\n")[statement.end_lineno :]
+        statement = _statement_at(cell.code, line)
+        rest = cell.code.split("\n")[statement.end_lineno :]
         more = Printed()
         try:
             runner.kernel.run("\n".join(rest), cell.line + statement.end_lineno, False, more)
