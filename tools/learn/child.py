@@ -74,6 +74,11 @@ def run_chapter(
             tell(waits=index, on=root[index])
             book.next += 1
             continue
+        if cell.blocked:  # it needs what this Python lacks (an optional module); it waits
+            # first, if it would, so that a check after it waits alike, whatever is installed
+            tell(blocked=index, why=cell.blocked)
+            book.next += 1
+            continue
         tell(start=index)
         try:
             book.run_next()

@@ -38,6 +38,7 @@ class ChapterResult:
     book_checks: int = 0  # checks about the book, not the engine: not counted
     elsewhere: int = 0  # checks not run here, since the page's Python cannot run them
     elsewhere_counted: int = 0  # of those, checks of the engine
+    lacking: tuple[str, ...] = ()  # why each check of the engine this Python cannot run was not
     failed: int = 0  # checks of the engine that failed
     worded: tuple[int, ...] = ()  # lines of passing checks worded otherwise than the book
     waiting: tuple[tuple[int, int], ...] = ()  # (a check's line, the failure's line) not run
@@ -49,13 +50,14 @@ def chapter_result(
     """A chapter's score from the events its run reported (``run_chapter``), and why the run
     stopped early (a timeout, a crash), if it did. ``skipped``: cells that were not run."""
     book = Chapter.read(chapter).cells
-    every = [i for i, cell in enumerate(book) if not cell.fence.is_engine and i not in skipped]
     counted = engine_checks(chapter, engine_names())
-    checks = sorted(counted - skipped)
+    lacking = {e["blocked"]: e["why"] for e in events if "blocked" in e}  # an optional module
+    every = [i for i, cell in enumerate(book) if not cell.fence.is_engine and i not in skipped]
+    checks = sorted(counted - skipped - set(lacking))
     done = {kind: {e[kind]: e for e in events if kind in e} for kind in _ENDS}
     passed = sum(1 for i in checks if i in done["passed"] or i in done["wording"])
     failures = {i: _failure(e) for i, e in done["failed"].items()}
-    ended = set().union(*done.values())
+    ended = set().union(*done.values(), lacking)
     if stopped is not None or not set(every) <= ended:
         started = [e["start"] for e in events if "start" in e and e["start"] not in ended]
         at = started[-1] if started else next(i for i in every if i not in ended)
@@ -76,12 +78,13 @@ def chapter_result(
         passed,
         failure,
         not_run=len(set(checks) - (ended - set(done["waits"]))),
-        book_checks=len(every) - len(checks),
+        book_checks=len(set(every) - counted),
         elsewhere=len(skipped),
         elsewhere_counted=len(skipped & counted),
         failed=sum(1 for i in failures if i in counted),
         worded=worded,
         waiting=waiting,
+        lacking=tuple(why for i, why in lacking.items() if i in counted),  # of the engine
     )
 
 
@@ -184,6 +187,10 @@ def table_tail(results: list[ChapterResult], engine_name: str, layout: Layout) -
             f"Not run on this page: {elsewhere} {checks} that need files or processes "
             f"({counted} of your engine); `python3 tools/dev.py learn` runs them in a terminal."
         )
+    lacking = [why for r in results for why in r.lacking]
+    if lacking:
+        checks = "check" if len(lacking) == 1 else "checks"
+        out.append(f"Not run here: {len(lacking)} {checks} ({lacking[0]}).")
     failing = [r for r in results if r.failure]
     if not failing:
         return "\n".join([*out, "", f"Every check passes against {engine_name}."]) + "\n"
