@@ -46,8 +46,10 @@ def bar(tab, line: int):
 
 
 def code(tab, line: int):
-    """The code editor of that fence (opening the <details> around it, if any): its
+    """The code editor of that fence (opening the <details> around it, if any, and reaching
+    for it with the pointer, as a reader would: the page makes its editors then): its
     ``fill(text)`` replaces the code as a paste would (CodeMirror 6's .cm-content)."""
     block = bar(tab, line).locator("xpath=preceding-sibling::div[1]")
     block.evaluate("b => { const d = b.closest('details'); if (d) d.open = true; }")
+    bar(tab, line).hover()
     return block.locator(".cm-content")

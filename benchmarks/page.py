@@ -3,6 +3,7 @@
     python3 tools/dev.py build                      # or any built site in site/
     .venv/bin/python -m benchmarks.page [SITE]     # prints a table; saves nothing
     .venv/bin/python -m benchmarks.page --memory [SITE]   # only the tab's memory
+    .venv/bin/python -m benchmarks.page --weight [SITE]   # only the bytes each page loads
 
 Measured (in the page, with performance.now(), median of REPEATS):
 
@@ -305,7 +306,45 @@ def main(site: Path) -> None:
     print_memory(found)
 
 
+WEIGHT_JS = """() => {
+  const entries = [...performance.getEntriesByType("navigation"),
+                   ...performance.getEntriesByType("resource")];
+  return entries.map(e => [e.name, e.decodedBodySize]);
+}"""
+
+
+def weight(browser, url: str) -> list[tuple[str, int, int]]:
+    """(page, bytes, files) that each page of the site loads, in a fresh browser, until the
+    network is idle, before any sign that the reader wants to edit or run (the pointer
+    stays away from the page)."""
+    from tests.helpers.site import SITE_PAGES, url_path
+
+    found = []
+    for page in SITE_PAGES:
+        context = browser.new_context()
+        tab = context.new_page()
+        tab.goto(url + url_path(page), wait_until="networkidle")
+        loaded = tab.evaluate(WEIGHT_JS)
+        found.append((page.name, sum(size for _, size in loaded), len(loaded)))
+        context.close()
+    return found
+
+
+def main_weight(site: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with serve(site) as url, sync_playwright() as playwright:
+        browser = launch(playwright)
+        found = weight(browser, url)
+        browser.close()
+    print("| page | bytes before any intent | files |")
+    print("|---|---:|---:|")
+    for name, size, files in found:
+        print(f"| {name} | {size / 1e6:.2f} MB | {files} |")
+
+
 if __name__ == "__main__":
-    only_memory = "--memory" in sys.argv[1:]
-    given = [arg for arg in sys.argv[1:] if arg != "--memory"]
-    (main_memory if only_memory else main)(Path(given[0]) if given else ROOT / "site")
+    modes = {"--memory": main_memory, "--weight": main_weight}
+    chosen = [modes[arg] for arg in sys.argv[1:] if arg in modes]
+    given = [arg for arg in sys.argv[1:] if arg not in modes]
+    (chosen[0] if chosen else main)(Path(given[0]) if given else ROOT / "site")

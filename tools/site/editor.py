@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from tools import ROOT
+from tools.site import page_data
 from tools.site.runtime import cache_dir, npm, run_tool
 
 SOURCE = ROOT / "tools" / "site" / "editor"  # package.json, package-lock.json, entry.js
@@ -75,9 +76,21 @@ def install_editor(bundle: Path, site: Path) -> None:
     shutil.copyfile(bundle, folder / SCRIPT)
 
 
+def editor_urls(assets: str) -> dict[str, str]:
+    """Where the editor's script and stylesheet are, from a page whose way to assets/ is
+    ``assets``."""
+    return {"script": f"{assets}/editor/{SCRIPT}", "style": f"{assets}/editor/editor.css"}
+
+
 def editor_tags(assets: str) -> str:
-    """The editor's script and stylesheet, for a page whose way to assets/ is ``assets``."""
-    return (
-        f'<link rel="stylesheet" href="{assets}/editor/editor.css">'
-        f'<script src="{assets}/editor/{SCRIPT}"></script>'
-    )
+    """Where a page finds the editor, as page data (page_data.py): notebook.js loads it
+    when the reader first reaches for a fence (the pointer over a fence or its Run bar, the
+    focus on it, or a Run), so that a reader who only reads never loads its 380 kB."""
+    return page_data.element(editor_urls(assets), id="code-editor")
+
+
+def editor_loaded(assets: str) -> str:
+    """The editor's stylesheet and script as tags, loaded with the page: for a page whose
+    own editor is there from the start (learner mode's)."""
+    urls = editor_urls(assets)
+    return f'<link rel="stylesheet" href="{urls["style"]}"><script src="{urls["script"]}"></script>'

@@ -52,7 +52,7 @@ UNSERVED = (
 
 def page_fences(path: Path) -> dict:
     """What a chapter page's notebook needs (docs/assets/notebook/, as data in the page): its
-    name, its python fences as the runner's cells, how many of engine.json's chunks come
+    name, its python fences as the runner's cells (and their names), how many of engine.json's chunks come
     before it, and the graph figures that the reader's code draws again
     (tools/page/live.py), with the lines that show them."""
     chapter = Chapter.read(path)
@@ -69,4 +69,7 @@ def page_fences(path: Path) -> dict:
         "engine_before": len(engine_before(path)),
         "fences": [dataclasses.asdict(cell) for cell in cells_of(chapter, needs)],
         "unserved": UNSERVED,
+        # Each fence's name, kept by edits elsewhere in the chapter (tools/chapter.py): the
+        # page keeps a reader's edit of a fence under it, across reloads.
+        "names": [cell.name for cell in chapter.cells],
     }

@@ -5,9 +5,20 @@
 // line, engine or not, and why a fence cannot run in a browser, if it cannot. The fences
 // the page shows are its python code blocks, in the same order; each gets a bar with Run,
 // Stop and Reset, and its code becomes a code editor (CodeMirror 6, window.CodeEditor: the
-// script assets/editor/editor.js, bundled by tools/site/editor.py and put on pages with
-// fences; Shift+Enter or Ctrl+Enter runs, Esc goes back to the Run button). Above the
-// first fence, the chapter's bar: Run all, Restart, Reset all.
+// script assets/editor/editor.js, bundled by tools/site/editor.py; Shift+Enter or
+// Ctrl+Enter runs, Esc goes back to the Run button). Above the first fence, the chapter's
+// bar: Run all, Restart, Reset all, and while Run all goes, how far it has come and a Stop.
+//
+// The editor's script (380 kB) is not loaded with the page: the page says where it is
+// (a hidden element, #code-editor, tools/site/editor.py), and the editors are made when
+// the reader first reaches for a fence (the pointer over a fence or its Run bar, the focus
+// in them, a Run), or at once where the reader left edits. Until then the book's highlighted
+// code shows, and Run runs the book's code. An editor never traps the keyboard: Tab moves
+// on until the reader types in it; from then on Tab indents and Esc leaves (a line under
+// the editor says which, while it has the focus). A reader's edit of a fence is kept in
+// the browser (localStorage, per chapter and fence name) across reloads: its bar says
+// "edited", its Reset puts the book's code back, and Reset all does so for every fence.
+// When a Run ends, what it printed (or how it failed) is announced to screen readers.
 //
 // How the chapter runs (run the fences above, rerun one alone, Run all, stale marks, output
 // compared with the book's, where a failure is, which figures to draw again) is decided
@@ -57,6 +68,59 @@
     }
   }
 
+  // The code editor (CodeMirror 6, window.CodeEditor), loaded once for the visit, when a
+  // reader first reaches for a fence; `where` is the page's #code-editor data: {script, style}.
+  const editorScript = {
+    loading: null,
+    load(where) {
+      if (typeof CodeEditor !== "undefined") return Promise.resolve();
+      if (this.loading) return this.loading;
+      const style = element("link");
+      style.rel = "stylesheet";
+      style.href = new URL(where.style, location.href).href;
+      document.head.append(style);
+      this.loading = new Promise((resolve, reject) => {
+        const script = element("script");
+        script.src = new URL(where.script, location.href).href;
+        script.onload = () => resolve();
+        script.onerror = () => {
+          this.loading = null;
+          reject(new Error(`the code editor (${where.script}) did not load`));
+        };
+        document.head.append(script);
+      });
+      return this.loading;
+    },
+  };
+
+  // A reader's edits, kept in this browser across reloads: for each chapter, the edited
+  // code by fence name (tools/site/fences.py names them). Storage may be refused (a private
+  // window, a full disk): the edits then last as long as the page.
+  const kept = {
+    key: (chapter) => `literate-micrograd:edits:${chapter}`,
+    read(chapter) {
+      try {
+        return JSON.parse(localStorage.getItem(this.key(chapter))) || {};
+      } catch {
+        return {};
+      }
+    },
+    write(chapter, edits) {
+      try {
+        if (Object.keys(edits).length) localStorage.setItem(this.key(chapter), JSON.stringify(edits));
+        else localStorage.removeItem(this.key(chapter));
+      } catch {
+        // not kept: see above
+      }
+    },
+  };
+
+  // A megabyte count as the status line shows it.
+  const megabytes = (bytes) => (bytes / 1e6).toFixed(1);
+
+  // What the next page says when leaving one stopped a fence that ran (set by leave()).
+  let notice = null;
+
   // The page's Python: one worker for the visit, whichever chapter is shown.
   const python = {
     worker: null,
@@ -92,7 +156,12 @@
         this.isReady = true;
         this.loaded.resolve();
       } else if (message.kind === "loading") {
-        this.progress = `loading Python ${message.step}/${message.of}: ${message.what}…`;
+        const { step, of, what, received, expected } = message;
+        this.progress = `loading Python ${step}/${of}: ${what}…`;
+        if (expected) {
+          const percent = Math.min(100, Math.floor((100 * received) / expected));
+          this.progress += ` ${megabytes(received)} of ${megabytes(expected)} MB (${percent} %)`;
+        }
         if (this.listener) this.listener.progress(this.progress);
       } else if (message.kind === "broken") this.broken(message.error);
       else if (message.kind.startsWith("learn")) this.learner?.receive(message);
@@ -131,11 +200,13 @@
 
   // One python fence of the chapter; `block` is its code block on the page, if shown.
   class Cell {
-    constructor(notebook, fence, index, block) {
+    constructor(notebook, fence, index, block, name) {
       this.notebook = notebook;
       this.fence = fence;
       this.index = index;
       this.block = block;
+      this.name = name; // kept by edits elsewhere in the chapter: the key of its kept edit
+      this.kept = notebook.edits[name] ?? null; // the reader's edit, from an earlier visit
       this.same = false; // what it printed last is the book's output
       if (block) this.decorate();
     }
@@ -160,7 +231,7 @@
         );
         return;
       }
-      this.editor = null; // made soon after the page loads (makeEditor)
+      this.editor = null; // made once the reader reaches for the page's fences (makeEditor)
 
       this.runButton = button(
         "notebook-run",
@@ -169,14 +240,16 @@
       );
       this.stopButton = button("notebook-stop", "■ Stop", "Stop Python (the next Run starts afresh)");
       this.resetButton = button("notebook-reset", "↺ Reset", "Put back the book's code");
-      this.status = element("span", "notebook-status");
-      this.status.setAttribute("role", "status");
-      this.stopButton.hidden = this.resetButton.hidden = true;
+      this.status = element("span", "notebook-status"); // announced when the Run ends
+      this.editedMark = element("span", "notebook-edited", "edited");
+      this.editedMark.title = "Your code, kept in this browser; Reset puts back the book's";
+      this.stopButton.hidden = true;
       const page = this.notebook.listening; // its listeners go when the page is left
       this.runButton.addEventListener("click", () => this.notebook.run(this.index), page);
       this.stopButton.addEventListener("click", () => this.notebook.stop(), page);
       this.resetButton.addEventListener("click", () => this.reset(), page);
-      this.bar.append(this.runButton, this.stopButton, this.resetButton, this.status);
+      this.bar.append(this.runButton, this.stopButton, this.editedMark, this.resetButton, this.status);
+      this.markEdited(this.kept !== null);
 
       // What it printed, and how it failed: in place of its ```output block if it has one.
       this.result = element("div", "notebook-result");
@@ -204,11 +277,17 @@
       const host = element("div", "notebook-editor");
       this.block.querySelector("pre").after(host);
       this.block.classList.add("notebook-editable");
+      // While the editor has the focus: how to leave it, and what Tab does.
+      const hint = element("div", "notebook-hint", "Tab moves on · Shift+Enter runs · Esc goes to Run");
+      host.after(hint);
       this.editor = CodeEditor.create(host, {
-        doc: this.fence.code.replace(/\n$/, ""),
-        label: `Python code, ${this.where} (editable; Shift+Enter or Ctrl+Enter runs it, Esc leaves)`,
+        doc: (this.kept ?? this.fence.code).replace(/\n$/, ""),
+        label:
+          `Python code, ${this.where} (editable: Shift+Enter or Ctrl+Enter runs it; ` +
+          "Tab indents once you have typed here, Esc leaves)",
         onChange: () => this.edited(),
         onRun: () => this.notebook.run(this.index),
+        onTyped: () => (hint.textContent = "Tab indents now · Esc leaves the editor · Shift+Enter runs"),
       });
       // Ctrl+Enter (⌘+Enter) runs too; Esc leaves the editor for its Run button, so that a
       // keyboard is never trapped in it.
@@ -226,15 +305,29 @@
     }
 
     get text() {
-      return this.editor ? CodeEditor.text(this.editor) + "\n" : this.fence.code;
+      return this.editor ? CodeEditor.text(this.editor) + "\n" : (this.kept ?? this.fence.code);
     }
 
+    // The reader changed the code: kept in the browser, or forgotten if it is the book's.
     edited() {
-      this.resetButton.hidden = this.text.trimEnd() === this.fence.code.trimEnd();
+      const text = this.text;
+      this.kept = text.trimEnd() === this.fence.code.trimEnd() ? null : text;
+      this.notebook.keep(this);
+      this.markEdited(this.kept !== null);
+    }
+
+    markEdited(edited) {
+      this.resetButton.hidden = this.editedMark.hidden = !edited;
+      this.bar.dataset.edited = edited ? "yes" : "no";
     }
 
     reset() {
-      CodeEditor.setText(this.editor, this.fence.code.replace(/\n$/, ""));
+      if (this.editor) CodeEditor.setText(this.editor, this.fence.code.replace(/\n$/, ""));
+      else if (this.kept !== null) {
+        this.kept = null;
+        this.notebook.keep(this);
+        this.markEdited(false);
+      }
     }
 
     setState(state, status) {
@@ -411,38 +504,73 @@
       // left page's elements referenced, and a listener would keep this Notebook with them.
       this.leaving = new AbortController();
       this.listening = { signal: this.leaving.signal }; // addEventListener's options
-      this.cells = page.fences.map((fence, index) => new Cell(this, fence, index, blocks[index]));
+      this.title = document.querySelector("article h1")?.textContent.trim() ?? this.chapter;
+      this.edits = kept.read(this.chapter); // fence name -> the reader's code
+      this.editorsWanted = false;
+      this.clicked = null; // a fence clicked before the editors were made
+      const names = page.names || [];
+      this.cells = page.fences.map(
+        (fence, index) => new Cell(this, fence, index, blocks[index], names[index] ?? String(index)),
+      );
       this.worker = null; // the worker whose namespace is this page's (null: none is)
       this.target = null; // the fence whose Run is in progress
       this.waiting = null; // {resolve, reject} of the Run in progress, once Python has it
       this.running = null; // the fence running now
       this.loading = null; // the fence whose Run waits for Python to load
+      this.all = false; // the Run in progress is a Run all
       this.figures = (page.figures || []).map((figure) => new LiveFigure(figure));
       this.left = false; // another page is shown
       this.tools = this.makeTools();
       python.listener = this;
       document.body.dataset.notebook = "idle"; // "running" while a Run is in progress
       document.body.dataset.chapter = this.chapter; // whose Run buttons are on the page
-      this.makeEditors();
+      if (Object.keys(this.edits).length) this.wantEditors(); // show the reader's edits
       const warm = () => this.warm();
       for (const cell of this.cells) {
         if (!cell.bar || cell.fence.blocked) continue;
         cell.bar.addEventListener("pointerenter", warm, this.listening);
         cell.bar.addEventListener("focusin", warm, this.listening);
         cell.block.addEventListener("focusin", warm, this.listening); // the fence's editor
+        // A click in the book's code, before the editors are made: that one first, focused.
+        cell.block.addEventListener("pointerdown", () => this.wantEditors(cell), this.listening);
       }
     }
 
-    // The reader reaches for a fence: start loading Python, if it is not loaded or loading.
+    // The reader reaches for a fence: start loading Python, if it is not loaded or loading,
+    // and the editors, if they are not made.
     warm() {
       python.warm();
+      this.wantEditors();
+    }
+
+    wantEditors(clicked = null) {
+      if (clicked && !clicked.editor) this.clicked = clicked;
+      if (this.editorsWanted) return;
+      this.editorsWanted = true;
+      editorScript.load(this.page.editor).then(
+        () => this.makeEditors(),
+        (error) => console.error(`notebook: ${error.message}: the fences cannot be edited`),
+      );
+    }
+
+    // A fence's code changed: keep every edit of the chapter, as it stands, in the browser.
+    keep(cell) {
+      if (cell.kept === null) delete this.edits[cell.name];
+      else this.edits[cell.name] = cell.kept;
+      kept.write(this.chapter, this.edits);
     }
 
     // Another page is shown: a fence still running stops (its worker ends; a Run that only
     // waits for Python to load gives up, and Python loads on), the editors and listeners go.
     leave() {
       this.left = true;
-      if (this.waiting !== null) this.stop();
+      if (this.waiting !== null) {
+        const where = (this.running ?? this.cells[this.target]).where;
+        notice =
+          `Leaving “${this.title}” stopped the fence at ${where}, which was running: ` +
+          "its Python ended. The next Run starts Python afresh.";
+        this.stop();
+      }
       for (const cell of this.cells) if (cell.editor) cell.editor.destroy();
       this.leaving.abort();
       if (python.listener === this) python.listener = null;
@@ -458,9 +586,12 @@
       const waiting = this.cells.filter((cell) => cell.bar && !cell.fence.blocked);
       const idle = window.requestIdleCallback || ((work) => setTimeout(work, 0));
       const next = () => {
-        const cell = waiting.shift();
+        const clicked = this.clicked && !this.clicked.editor ? this.clicked : null;
+        const cell = clicked ?? waiting.shift();
         if (!cell || this.left) return;
-        cell.makeEditor();
+        if (!cell.editor) cell.makeEditor();
+        if (clicked) cell.editor.focus();
+        this.clicked = null;
         idle(next, { timeout: 200 });
       };
       idle(next, { timeout: 200 });
@@ -474,13 +605,22 @@
       const runnable = this.cells.filter((c) => c.bar && !c.fence.blocked);
       const last = runnable.length ? runnable[runnable.length - 1].index : null;
       const runAll = button("notebook-run-all", "▶ Run all", "Run every fence from the top, in a fresh namespace");
+      const stop = button("notebook-stop", "■ Stop", "Stop Run all (the next Run starts Python afresh)");
+      stop.hidden = true;
+      this.stopAll = stop;
+      this.toolsStatus = element("span", "notebook-status"); // how far Run all has come
+      // What a Run ends with, for screen readers (visually hidden).
+      this.announcer = element("div", "notebook-announce");
+      this.announcer.setAttribute("role", "status");
       const restart = button("notebook-restart", "↻ Restart", "Forget what ran: the next Run starts from the top");
       const resetAll = button("notebook-reset-all", "↺ Reset all", "Put back the book's code in every fence");
       const page = this.listening;
       runAll.addEventListener("click", () => last !== null && this.run(last, { all: true }), page);
+      stop.addEventListener("click", () => this.stop(), page);
       restart.addEventListener("click", () => this.restart(), page);
-      resetAll.addEventListener("click", () => runnable.forEach((c) => c.editor && c.reset()), page);
-      tools.append(runAll, restart, resetAll, element("span", "notebook-note", "The chapter's fences: one notebook."));
+      resetAll.addEventListener("click", () => this.resetAll(), page);
+      const note = element("span", "notebook-note", "The chapter's fences: one notebook.");
+      tools.append(runAll, stop, restart, resetAll, this.toolsStatus, note, this.announcer);
       const first = this.cells.find((c) => c.block);
       if (last !== null && first) first.block.before(tools);
       return tools;
@@ -503,6 +643,7 @@
       else if (event.kind === "running") {
         this.running = cell;
         cell.running(event.status);
+        if (this.all) this.toolsStatus.textContent = `Run all: ${event.status}`;
       } else if (event.kind === "print") cell.print(event.text);
       else if (event.kind === "done") cell.done(event);
       else cell.setState(event.kind, event.status); // waiting, not-run, stale
@@ -521,8 +662,10 @@
       }
       if (this.target !== null) return;
       this.target = target;
+      this.all = all;
       document.body.dataset.notebook = "running";
       this.busy(true);
+      let stopped = false;
       try {
         this.warm();
         if (!python.isReady) {
@@ -539,15 +682,38 @@
           python.post({ kind: "run", target, codes: JSON.stringify(codes), all });
         });
       } catch (error) {
-        if (!(error instanceof Stopped)) {
+        stopped = error instanceof Stopped;
+        if (!stopped) {
           cell.fail(String(error.message || error));
           cell.setState("broken", "Python could not run");
         }
       } finally {
         this.target = this.waiting = this.loading = this.running = null;
         this.busy(false);
-        if (!this.left) document.body.dataset.notebook = "idle";
+        this.all = false;
+        if (!this.left) {
+          this.toolsStatus.textContent = stopped && all ? "Run all: stopped" : "";
+          this.announce(cell, all);
+          document.body.dataset.notebook = "idle";
+        }
       }
+    }
+
+    // Say how the Run ended, and what the fence printed, to a screen reader.
+    announce(cell, all) {
+      const printed = cell.printed?.textContent.trim() ?? "";
+      const failure = cell.failure?.textContent.trim().split("\n").pop() ?? "";
+      let said = `${all ? "Run all, last fence" : "Fence"} at ${cell.where}: ${cell.status?.textContent}.`;
+      if (printed) said += ` It printed: ${printed.length > 400 ? printed.slice(0, 400) + "…" : printed}`;
+      if (failure) said += ` ${failure}`;
+      this.announcer.textContent = said;
+    }
+
+    // Reset all: the book's code in every fence, and none of the chapter's edits kept.
+    resetAll() {
+      for (const cell of this.cells) if (cell.bar && !cell.fence.blocked) cell.reset();
+      this.edits = {};
+      kept.write(this.chapter, this.edits);
     }
 
     // A fresh namespace for the chapter, in the worker there is.
@@ -560,23 +726,30 @@
     busy(running) {
       this.cells.forEach((c) => c.busy(running));
       for (const button of this.tools.querySelectorAll("button")) button.disabled = running;
+      this.stopAll.disabled = false;
+      this.stopAll.hidden = !(running && this.all);
     }
 
-    // Restart: the next Run starts from a fresh namespace; what ran is cleared now.
+    // Restart: the next Run starts from a fresh namespace; what ran is cleared now, and the
+    // figures drawn again from the reader's code give way to the book's.
     restart() {
       if (this.target !== null) return;
       this.cells.forEach((c) => c.clear());
+      this.figures.forEach((f) => f.restore());
       this.worker = null;
     }
 
-    // Python tells how far its start has come ("loading Python 2/4…").
+    // Python tells how far its start has come ("loading Python 2/3: … 4.2 of 13.0 MB").
     progress(text) {
       if (this.loading) this.loading.setState("loading", text);
+      if (this.loading && this.all) this.toolsStatus.textContent = `Run all: ${text}`;
     }
 
+    // Stop: the fence that runs says so; the one that was waiting for it waits no more.
     stop() {
       if (this.target === null) return;
       (this.running ?? this.cells[this.target]).setState("stopped", "stopped: the next Run starts Python afresh");
+      for (const cell of this.cells) if (cell.bar?.dataset.state === "waiting") cell.setState("idle", "");
       if (this.waiting) this.waiting.reject(new Stopped());
       python.stop();
     }
@@ -588,13 +761,13 @@
   function setup() {
     if (current) current.leave();
     current = null;
+    const said = notice;
+    notice = null;
+    if (said) tell(said);
     const data = document.getElementById("notebook-fences");
-    if (!data) return; // no runtime in this build, or no python fences on this page
-    if (typeof CodeEditor === "undefined") {
-      console.error("notebook: the code editor (assets/editor/editor.js) did not load: no Run buttons");
-      return;
-    }
-    const page = bookPage.data(data);
+    const editor = document.getElementById("code-editor");
+    if (!data || !editor) return; // no runtime in this build, or no python fences on this page
+    const page = { ...bookPage.data(data), editor: bookPage.data(editor) };
     const blocks = [...document.querySelectorAll("article div.language-python.highlight")];
     const shown = page.fences;
     const mismatch = shown.findIndex(
@@ -610,6 +783,16 @@
       return;
     }
     current = new Notebook(page, blocks);
+    if (said) python.warm(); // the reader was running code: Python is wanted again
+  }
+
+  // A notice at the top of the page shown (leaving a page stopped its fence).
+  function tell(text) {
+    const heading = document.querySelector("article h1");
+    if (!heading) return;
+    const note = element("p", "notebook-notice", text);
+    note.setAttribute("role", "status");
+    heading.after(note);
   }
 
   // For learner mode (docs/assets/learner/learner.js): the same Python, not a second one.

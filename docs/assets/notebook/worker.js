@@ -14,7 +14,8 @@
 //
 // Messages in:  {kind: "open", page}  a fresh namespace for the chapter (page: its fence data, JSON)
 //               {kind: "run", target, codes, all}  codes: JSON, the editors' code by index
-// Messages out: {kind: "loading", step, of, what}  how far loading Python has come
+// Messages out: {kind: "loading", step, of, what, received, expected}  how far loading
+//                                  Python has come (received of expected bytes fetched)
 //               {kind: "ready"}  Python is loaded
 //               {kind: "event", event}  what tools/page/run.py tells, as it happens
 //               {kind: "figure", name, svg, steps, problem}  drawn again (svg null: not drawn)
@@ -58,14 +59,49 @@ async function fetched(name) {
   return response;
 }
 
-// How far the start has come, for the fence that waits: step of 3.
-const loading = (step, what) => postMessage({ kind: "loading", step, of: 3, what });
+// How far the start has come, for the fence that waits: step of 3, and of the files Pyodide
+// fetches (its WebAssembly and standard library, some 12 MB), the bytes received so far.
+const download = { received: 0, expected: 0 };
+const loading = (step, what) => postMessage({ kind: "loading", step, of: 3, what, ...download });
+
+// Pyodide fetches its files itself: count their bytes as they arrive, on a copy of each
+// response (the response Pyodide gets is the browser's own, so its compiled WebAssembly is
+// cached as usual). Only while Pyodide loads.
+async function counted(fetchFile, step, what) {
+  const original = globalThis.fetch;
+  let said = -1;
+  globalThis.fetch = async (...args) => {
+    const response = await original(...args);
+    const size = Number(response.headers.get("Content-Length")) || 0;
+    if (!size || !response.body) return response;
+    download.expected += size;
+    const reader = response.clone().body.getReader();
+    (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        download.received += value.byteLength;
+        const percent = Math.floor((100 * download.received) / download.expected);
+        if (percent !== said) loading(step, what);
+        said = percent;
+      }
+    })().catch(() => {});
+    return response;
+  };
+  try {
+    return await fetchFile();
+  } finally {
+    globalThis.fetch = original;
+  }
+}
 
 async function load() {
   loading(1, "its loader");
   await import(here("../pyodide/pyodide.js")); // defines globalThis.loadPyodide
-  loading(2, "the interpreter and its standard library");
-  const pyodide = await globalThis.loadPyodide({ indexURL: here("../pyodide/") });
+  const what = "the interpreter and its standard library";
+  loading(2, what);
+  const indexURL = here("../pyodide/");
+  const pyodide = await counted(() => globalThis.loadPyodide({ indexURL }), 2, what);
   limitStack(pyodide);
   loading(3, "the book's engine");
   const zip = await (await fetched("page.zip")).arrayBuffer();

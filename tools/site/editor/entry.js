@@ -4,17 +4,36 @@
 // python fence one, and docs/assets/learner/learner.js holds the learner's engine in one.
 // It runs once a tab: the bundle's banner (editor.py's ONCE) skips it where it ran before.
 
-import { indentWithTab } from "@codemirror/commands";
+import { indentLess, indentMore } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
-import { EditorState, Prec } from "@codemirror/state";
+import { EditorState, Prec, StateField } from "@codemirror/state";
 import { highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from "@codemirror/view";
 import { classHighlighter } from "@lezer/highlight";
 import { EditorView, minimalSetup } from "codemirror";
 
+// Whether the reader has typed in this editor (typing, pasting or deleting): until then Tab
+// and Shift+Tab move through the page as everywhere else, so that a keyboard passing by
+// never edits or is trapped; after that they indent, and Escape leaves.
+const typed = StateField.define({
+  create: () => false,
+  update: (was, tr) => was || tr.isUserEvent("input") || tr.isUserEvent("delete"),
+});
+const tabIndents = [
+  typed,
+  keymap.of([
+    {
+      key: "Tab",
+      run: (view) => view.state.field(typed) && indentMore(view),
+      shift: (view) => view.state.field(typed) && indentLess(view),
+    },
+  ]),
+];
+
 // An editor in `parent` holding `doc`. Options: label (for screen readers), lineNumbers,
-// onChange(text) after each edit, onRun() on Shift+Enter.
-function create(parent, { doc, label, onChange, onRun, numbered }) {
+// onChange(text) after each edit, onRun() on Shift+Enter, onTyped() once, when the reader
+// first types in it (from then on Tab indents).
+function create(parent, { doc, label, onChange, onRun, onTyped, numbered }) {
   const extensions = [
     minimalSetup,
     python(),
@@ -22,9 +41,16 @@ function create(parent, { doc, label, onChange, onRun, numbered }) {
     indentOnInput(),
     bracketMatching(),
     syntaxHighlighting(classHighlighter), // tok-* classes, coloured by editor.css
-    keymap.of([indentWithTab]), // Tab indents; Escape, then Tab, leaves the editor
+    tabIndents,
     EditorView.contentAttributes.of({ "aria-label": label || "Python code" }),
   ];
+  if (onTyped) {
+    extensions.push(
+      EditorView.updateListener.of((update) => {
+        if (update.state.field(typed) && !update.startState.field(typed)) onTyped();
+      }),
+    );
+  }
   if (onRun) {
     const run = { key: "Shift-Enter", run: () => (onRun(), true) };
     extensions.push(Prec.highest(keymap.of([run])));
@@ -38,6 +64,11 @@ function create(parent, { doc, label, onChange, onRun, numbered }) {
     );
   }
   return new EditorView({ state: EditorState.create({ doc, extensions }), parent });
+}
+
+// Whether Tab indents in this editor now (the reader has typed in it).
+function tabIndentsNow(view) {
+  return view.state.field(typed);
 }
 
 function text(view) {
@@ -55,4 +86,4 @@ function of(element) {
   return root ? EditorView.findFromDOM(root) : null;
 }
 
-window.CodeEditor = { create, text, setText, of };
+window.CodeEditor = { create, text, setText, of, tabIndentsNow };
