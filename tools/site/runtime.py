@@ -81,6 +81,16 @@ SHIM = Package(
     "roeaaI+Lg1LJNfgpCjoRe/+WzEjy9+Z08LoEvu85MCPbBjwm+qXz8Ag5U05lHa6V1CysZyGzE0SOkAtSUA5q7Q==",
     {"shim/index.js": "assets/iframe-worker/shim.js", "LICENSE": "assets/iframe-worker/LICENSE"},
 )
+# The accessibility checker of the browser tests (tests/site/test_accessibility.py): pinned
+# and checked as the page's packages are, but only the tests use it. It is not in PACKAGES,
+# so the site never ships it; ``files`` names the script the tests put in a page.
+AXE = Package(
+    "axe-core",
+    "4.14.1",
+    "sha512-"
+    "FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ==",
+    {"axe.min.js": "axe.min.js"},
+)
 NOTEBOOK_DIR = "assets/notebook"  # notebook.js and worker.js (from docs/), and what follows
 PAGE_PYTHON = ROOT / "tools" / "page"  # what the page's Python runs: the folder, whole
 PAGE_ZIP = f"{NOTEBOOK_DIR}/page.zip"  # ... as tools/page/*.py, unpacked by worker.js

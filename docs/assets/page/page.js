@@ -1,5 +1,6 @@
 // What every page script shares: the page's data, a maker of elements, and instant
-// navigation wherever the site is served.
+// navigation wherever the site is served; and what every page needs for keyboards and
+// screen readers (see markScrollers and nameSearch).
 //
 // Data: the build writes what a page's scripts need as JSON in hidden elements
 // (<span class="page-data" data-json="…">, tools/site/page_data.py), not in script
@@ -46,6 +47,52 @@
       else setup();
     },
   };
+
+  // What scrolls sideways in a page where the screen is narrower than it (a wide equation,
+  // a wide figure, a table): reachable by keyboard (a tab stop, so that the arrow keys
+  // scroll it), named for screen readers, and marked (data-scrolls) so that the page shows
+  // a sign that there is more to the right (book.css). Checked again when the window
+  // changes size: on a wide screen nothing scrolls, and nothing is a tab stop.
+  const SCROLLERS = "article :is(div.arithmatex, p:has(> svg.picture), .md-typeset__scrollwrap)";
+  const KINDS = [
+    ["div.arithmatex", "Equation"],
+    ["p", "Figure"],
+    ["*", "Table"],
+  ];
+  function markScrollers() {
+    const counts = {};
+    for (const box of document.querySelectorAll(SCROLLERS)) {
+      const scrolls = box.scrollWidth > box.clientWidth + 1;
+      if (scrolls) {
+        const kind = KINDS.find(([selector]) => box.matches(selector))[1];
+        counts[kind] = (counts[kind] || 0) + 1; // each named apart: landmarks must differ
+        box.dataset.scrolls = "yes";
+        box.tabIndex = 0;
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", `${kind} ${counts[kind]} on this page, wider than the screen: scroll it sideways`);
+      } else if (box.dataset.scrolls === "yes") {
+        delete box.dataset.scrolls;
+        for (const name of ["tabindex", "role", "aria-label"]) box.removeAttribute(name);
+      }
+    }
+  }
+  let resizing = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(markScrollers, 100);
+  });
+
+  // Material's search dialog has no name (axe-core's aria-dialog-name): give it one.
+  function nameSearch() {
+    const search = document.querySelector(".md-search[role=dialog]");
+    if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search");
+  }
+
+  window.bookPage.onPage(() => {
+    nameSearch();
+    markScrollers();
+  });
+  document.fonts.ready.then(markScrollers); // the math font changes the equations' widths
 
   const config = document.getElementById("__config");
   if (location.protocol === "file:" || !config || typeof location$ === "undefined") return;
