@@ -182,3 +182,15 @@ def test_math_slips_are_found_in_raw_latex2mathml_output(latex, slip):
     found = math_slips(convert(latex))
     assert any(slip in text for text in found), f"{latex}: expected {slip!r}, found {found}"
     assert not math_slips(convert("a - b = c")), "a subtraction is not a slip"
+
+
+def test_search_reads_math_as_a_line_of_text_with_scripts_and_no_tex():
+    from tools.site.mathml import math_in_html, search_text
+
+    said = search_text(r"\log \sum_j e^{v_j - m} - (v_t - m)")
+    assert said == "log ∑<sub>j</sub>e<sup>v<sub>j</sub> − m</sup> − (v<sub>t</sub> − m)", said
+    assert search_text(r"\frac{\partial L}{\partial x} = 2 \cdot 15") == "(∂L)/(∂x) = 2 · 15"
+    page = math_in_html('<div class="arithmatex">\\[\\sqrt{a^2}\\]</div>', print)
+    shown, hidden = page.split("</div>")
+    assert "data-search-exclude" in shown and "<math" in shown, page
+    assert hidden == '<p class="math-search" hidden="">√(a<sup>2</sup>)</p>', hidden

@@ -81,9 +81,7 @@ def make_editors(tab) -> None:
 
 
 @pytest.mark.parametrize("page", SITE_PAGES, ids=[page.name for page in SITE_PAGES])
-def test_every_page_passes_axe_in_light_dark_and_on_a_phone(
-    open_page, site_url, axe_source, page
-):
+def test_every_page_passes_axe_in_light_dark_and_on_a_phone(open_page, site_url, axe_source, page):
     tab = open_page(site_url + url_path(page))
     tab.wait_for_load_state("networkidle")
     found = {"light, 1280 px": violations(tab, axe_source)}

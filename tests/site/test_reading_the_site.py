@@ -110,6 +110,10 @@ def test_the_search_index_holds_rendered_math_without_tex_or_figure_labels(built
     assert "∂" in text and "·" in text, "the rendered math is not in the search index"
     in_index = sorted(c for c in commands if re.search(re.escape(c) + "(?![a-zA-Z])", text))
     assert not in_index, f"TeX in the search index: {in_index} (see tools/site/mathml.py)"
+    # Math reads as a line of text in the snippets, scripts as <sub> and <sup>, not as the
+    # MathML's tokens run together ("log∑jevj", the cross-entropy of the softmax chapter).
+    assert "log ∑<sub>j</sub>e<sup>v<sub>j</sub></sup>" in text, "math runs together in search"
+    assert "log∑jevj" not in text
     for figure in sorted((ROOT / "docs" / "figures").glob("*.svg")):
         labels = [
             html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]+)</text>", figure.read_text())

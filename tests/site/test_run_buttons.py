@@ -8,6 +8,8 @@ starts it once. test_every_fence.py runs every chapter's fences in the page.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from benchmarks.drive import bar, code, serve
@@ -120,6 +122,7 @@ def test_python_starts_when_the_reader_reaches_for_a_fence_and_the_running_one_s
     stop.click()
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
     assert states(tab)[first] == "stopped"
+    assert states(tab)[third] == "idle", "after Stop, the fence no longer waits"
     assert_clean(tab, page.name)
 
 
@@ -258,3 +261,103 @@ def test_deep_graphs_are_freed_and_runaway_recursion_is_a_recursion_error(open_p
     assert states(tab)[first] == "ran", failure(tab, first)
     assert printed(tab, first) == "freed 1000\nfreed 100000\nRecursionError\n"
     assert_clean(tab, page.name)
+
+
+@pytest.mark.usefixtures("runtime")
+def test_tab_passes_through_an_editor_and_a_readers_edit_outlives_a_reload(open_page, site_url):
+    page, tab = chapter_page(open_page, site_url, "01-")
+    tab.wait_for_load_state("networkidle")
+    assert requests_for(tab, "editor.js") == 0, "the editor loaded before any sign of intent"
+    first = min(states(tab))
+    block = bar(tab, first).locator("xpath=preceding-sibling::div[1]")
+    block.dispatch_event("pointerdown")  # a click in the book's code: its editor, focused
+    editor = block.locator(".cm-content")
+    tab.wait_for_function("document.activeElement?.matches('.cm-content')")
+    assert requests_for(tab, "editor.js") == 1
+    book = editor_text(editor)
+    hint = block.locator(".notebook-hint")
+    assert hint.is_visible() and hint.text_content().startswith("Tab moves on"), hint.text_content()
+
+    tab.keyboard.press("Tab")  # out, to the fence's Run button, editing nothing
+    assert bar(tab, first).locator(".notebook-run").evaluate("b => b === document.activeElement")
+    tab.keyboard.press("Shift+Tab")  # and back
+    assert tab.evaluate("document.activeElement.matches('.cm-content')")
+    assert editor_text(editor) == book and bar(tab, first).get_attribute("data-edited") == "no"
+
+    tab.keyboard.type("# mine\n")  # once the reader types, Tab indents, and Esc leaves
+    assert hint.text_content().startswith("Tab indents now")
+    tab.keyboard.press("Tab")
+    assert tab.evaluate("document.activeElement.matches('.cm-content')")
+    edit = editor_text(editor)
+    assert edit == "# mine\n    " + book, edit
+    tab.keyboard.press("Escape")
+    assert bar(tab, first).locator(".notebook-run").evaluate("b => b === document.activeElement")
+    assert bar(tab, first).get_attribute("data-edited") == "yes"
+    assert bar(tab, first).locator(".notebook-edited").is_visible()
+
+    tab.reload(wait_until="load")  # the edit is kept, marked; its editor is made at once
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    assert bar(tab, first).get_attribute("data-edited") == "yes"
+    editor = bar(tab, first).locator("xpath=preceding-sibling::div[1]").locator(".cm-content")
+    editor.wait_for()
+    assert editor_text(editor) == edit
+    tab.locator(".notebook-reset-all").click()  # the book's code, and nothing kept
+    assert editor_text(editor) == book and bar(tab, first).get_attribute("data-edited") == "no"
+    loaded = requests_for(tab, "editor.js")  # once for the first load, once for the reload
+    tab.reload(wait_until="networkidle")
+    assert tab.locator(".notebook-bar[data-edited=yes]").count() == 0
+    assert requests_for(tab, "editor.js") == loaded, "nothing kept: no editor before intent"
+    assert_clean(tab, page.name)
+
+
+STATUSES_SEEN = """() => {
+  window.__statuses = [];
+  new MutationObserver(() => {
+    const seen = document.querySelectorAll('.notebook-status');
+    for (const s of seen) window.__statuses.push(s.textContent);
+  }).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+
+@pytest.mark.usefixtures("runtime")
+def test_run_all_shows_progress_and_stops_restart_and_leaving_the_page_are_said(
+    open_page, site_url
+):
+    page, tab = chapter_page(open_page, site_url, "03-")
+    tab.evaluate(STATUSES_SEEN)
+    first = min(states(tab))
+    run(tab, first)  # Python loads, at the click: the fence says how far
+    loading = [s for s in tab.evaluate("window.__statuses") if s.startswith("loading Python 2/3")]
+    assert any(re.search(r" [\d.]+ of [\d.]+ MB \(\d+ %\)$", s) for s in loading), loading
+    diamond = fence_with(page, "def diamond(x_value=3.0):")
+    code(tab, diamond["line"]).fill(diamond["code"].replace("x_value=3.0", "x_value=2.0"))
+    run(tab, diamond["line"])
+    said = tab.locator(".notebook-announce").text_content()
+    assert said.startswith(f"Fence at line {diamond['line'] - 1}: ran."), said
+    figure = '.steps[data-figure="03-careless-walk"]'
+    tab.locator(f"{figure} svg[data-live=yes]").wait_for()
+    tab.locator(".notebook-restart").click()  # the book's figure is back with a fresh start
+    tab.locator(f"{figure} svg[data-live=yes]").wait_for(state="detached")
+    assert tab.locator(f"{figure} .notebook-figure-note").is_hidden()
+
+    code(tab, first).fill("while True:  # runs until stopped\n    pass\n")
+    tab.locator(".notebook-run-all").click()
+    tab.wait_for_selector(f'.notebook-bar[data-line="{first}"][data-state=running]')
+    tools = tab.locator(".notebook-tools")
+    status = tools.locator(".notebook-status").text_content()
+    assert re.fullmatch(r"Run all: running fence 1 of \d+…", status), status
+    assert "waiting" in states(tab).values()  # the last fence waits for the ones above
+    tools.locator(".notebook-stop").click()  # Stop where Run all was clicked
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    assert states(tab)[first] == "stopped" and "waiting" not in states(tab).values(), states(tab)
+    assert tools.locator(".notebook-status").text_content() == "Run all: stopped"
+    assert tools.locator(".notebook-stop").is_hidden()
+
+    third = sorted(states(tab))[2]
+    bar(tab, third).locator(".notebook-run").click()
+    tab.wait_for_selector(f'.notebook-bar[data-line="{first}"][data-state=running]')
+    [next_page] = [p for p in PAGES if p.name.startswith("04-")]
+    next_chapter_to(tab, next_page)  # leaving while the fence runs: the next page says so
+    notice = tab.locator("article .notebook-notice")
+    assert notice.is_visible() and f"stopped the fence at line {first - 1}" in notice.text_content()
+    assert_clean(tab, next_page.name)

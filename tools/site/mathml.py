@@ -40,6 +40,62 @@ _MTEXT = re.compile(r"(<mtext[^>]*>)(.*?)(</mtext>)", re.DOTALL)
 _TEXT_ESCAPE = re.compile(r"\\([_&%$#{}])")  # \_ in \text{one\_hot}, which latex2mathml keeps
 
 
+EXCLUDED = "data-search-exclude"  # Material's search leaves such an element out
+# Operators that a line of text spaces around, as one would type them.
+SPACED = RELATIONS | frozenset("+\u2212\u00d7\u00b7\u00b1\u2213\u21d2\u2218")
+INVISIBLE = frozenset("\u2061\u2062\u2063\u2064")  # function application, times, ...
+
+
+def search_text(latex: str) -> str:
+    """The formula as a line of text for the search index and its snippets: tokens spaced
+    as one would type them, scripts as <sub> and <sup> (which search keeps), a fraction
+    as (a)/(b), a root as √(a); never the LaTeX."""
+    math = convert_to_element(latex, display="inline")
+    mend(math)
+    return re.sub(r"\s+", " ", _linear(math)).strip()
+
+
+def _grouped(element: Element) -> str:
+    """``element`` as text, in parentheses if it is more than one token."""
+    said = _linear(element).strip()
+    return said if len(list(element.iter())) <= 2 and " " not in said else f"({said})"
+
+
+def _linear(element: Element) -> str:
+    tag = element.tag.rpartition("}")[2]
+    kids = list(element)
+    if tag in ("mi", "mn", "mtext", "ms"):
+        return html.escape(text(element), quote=False)
+    if tag == "mo":
+        sign = text(element).strip()
+        if sign in INVISIBLE:
+            return " " if sign == "\u2061" else ""
+        spaced = sign in SPACED and element.get("form") != "prefix"
+        return f" {html.escape(sign, quote=False)} " if spaced else html.escape(sign, quote=False)
+    if tag == "mspace":
+        return " "
+    if tag in ("msub", "munder") and len(kids) == 2:
+        return f"{_linear(kids[0])}<sub>{_linear(kids[1]).strip()}</sub>"
+    if tag in ("msup", "mover") and len(kids) == 2:
+        if element.get("accent") == "true":
+            return _linear(kids[0]) + _linear(kids[1]).strip()
+        return f"{_linear(kids[0])}<sup>{_linear(kids[1]).strip()}</sup>"
+    if tag in ("msubsup", "munderover") and len(kids) == 3:
+        base, below, above = (_linear(kid).strip() for kid in kids)
+        return f"{base}<sub>{below}</sub><sup>{above}</sup>"
+    if tag == "mfrac" and len(kids) == 2:
+        return f"{_grouped(kids[0])}/{_grouped(kids[1])}"
+    if tag == "msqrt":
+        return f"√({''.join(_linear(kid) for kid in kids).strip()})"
+    if tag == "mroot" and len(kids) == 2:
+        return f"<sup>{_linear(kids[1]).strip()}</sup>√({_linear(kids[0]).strip()})"
+    if tag == "mtr":
+        return ", ".join(_linear(kid).strip() for kid in kids) + "; "
+    if tag == "annotation":
+        return ""
+    return "".join(_linear(kid) for kid in kids)
+
+
 _MATH_IN_HTML = re.compile(  # what pymdownx.arithmatex (generic mode) makes of $...$ and $$...$$
     r'<span class="arithmatex">\\\((?P<inline>.*?)\\\)</span>'
     r'|<div class="arithmatex">\\\[(?P<block>.*?)\\\]</div>',
@@ -50,15 +106,19 @@ _MATH_IN_HTML = re.compile(  # what pymdownx.arithmatex (generic mode) makes of 
 def math_in_html(html_text: str, warn: Callable[[str, Exception], object]) -> str:
     """``html_text`` with arithmatex's marked math as MathML. Display math stays in its
     ``div.arithmatex``, which scrolls sideways on a narrow screen. LaTeX that cannot be
-    converted is left as it was, and ``warn(latex, error)`` is called."""
+    converted is left as it was, and ``warn(latex, error)`` is called. Search indexes a
+    hidden line of text beside each formula (``search_text``), not the MathML, whose
+    tokens it would run together ("log∑jevj−m")."""
 
     def to_mathml(match: re.Match) -> str:
         block = match["block"] is not None
         latex = html.unescape(match["block"] if block else match["inline"]).strip()
         try:
             if block:
-                return f'<div class="arithmatex">{mathml(latex, display="block")}</div>'
-            return mathml(latex, display="inline")
+                shown = f'<div class="arithmatex" {EXCLUDED}>{mathml(latex, display="block")}</div>'
+                return shown + f'<p class="math-search" hidden="">{search_text(latex)}</p>'
+            shown = f"<span {EXCLUDED}>{mathml(latex, display='inline')}</span>"
+            return shown + f'<span class="math-search" hidden="">{search_text(latex)}</span>'
         except Exception as error:
             warn(latex, error)
             return match[0]
