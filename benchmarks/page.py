@@ -306,26 +306,23 @@ def main(site: Path) -> None:
     print_memory(found)
 
 
-WEIGHT_JS = """() => {
-  const entries = [...performance.getEntriesByType("navigation"),
-                   ...performance.getEntriesByType("resource")];
-  return entries.map(e => [e.name, e.decodedBodySize]);
-}"""
-
-
 def weight(browser, url: str) -> list[tuple[str, int, int]]:
-    """(page, bytes, files) that each page of the site loads, in a fresh browser, until the
-    network is idle, before any sign that the reader wants to edit or run (the pointer
-    stays away from the page)."""
+    """(page, bytes, files) that each page of the site loads in a fresh browser, the page's
+    workers included (search), until the network has been idle for a while, before any
+    sign that the reader wants to edit or run (the pointer stays away from the page)."""
     from tests.helpers.site import SITE_PAGES, url_path
 
     found = []
     for page in SITE_PAGES:
         context = browser.new_context()
+        loaded: list[int] = []
+        context.on("requestfinished", lambda r: loaded.append(r.sizes()["responseBodySize"]))
         tab = context.new_page()
         tab.goto(url + url_path(page), wait_until="networkidle")
-        loaded = tab.evaluate(WEIGHT_JS)
-        found.append((page.name, sum(size for _, size in loaded), len(loaded)))
+        tab.wait_for_function("document.fonts.status === 'loaded'")
+        tab.wait_for_timeout(3000)  # for what the page's scripts ask for after the load
+        tab.wait_for_load_state("networkidle")
+        found.append((page.name, sum(loaded), len(loaded)))
         context.close()
     return found
 

@@ -23,6 +23,7 @@ import pytest
 
 from tests.helpers.browser import PHONE, assert_clean
 from tests.helpers.site import ENGINE_PAGE, PAGES, SITE_PAGES, url_path
+from tools.site.learner import PAGE as LEARNER_PAGE
 from tools.site.page_data import page_fences
 
 FIGURE = re.compile(r"!\[[^\]]*\]\(figures/[\w-]+\.svg\)")
@@ -61,6 +62,12 @@ def test_page_loads_cleanly_and_fits_a_phone_screen(open_page, site_url, built_s
         assert bars == len(shown), f"{page.name}: {len(shown)} python fences, {bars} Run bars"
         assert not any("pyodide" in url for url in tab.watch.requested), (
             f"{page.name}: the Python runtime was loaded before any Run click"
+        )
+        editor = any(url.endswith("/editor/editor.js") for url in tab.watch.requested)
+        learner = page.name == LEARNER_PAGE  # its own editor is there from the start
+        assert editor == learner, (
+            f"{page.name}: the code editor was {'not ' if learner else ''}loaded with the page "
+            "(notebook.js loads it when a reader reaches for a fence)"
         )
 
     # The same page on a phone: the layout follows the viewport, as it does on a new load.
