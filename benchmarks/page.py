@@ -35,6 +35,7 @@ The machine may be shared: look at the load average printed with the results.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import statistics
@@ -306,6 +307,10 @@ def main(site: Path) -> None:
     print_memory(found)
 
 
+def _count(loaded: list[int], request) -> None:
+    loaded.append(request.sizes()["responseBodySize"])
+
+
 def weight(browser, url: str) -> list[tuple[str, int, int]]:
     """(page, bytes, files) that each page of the site loads in a fresh browser, the page's
     workers included (search), until the network has been idle for a while, before any
@@ -316,7 +321,7 @@ def weight(browser, url: str) -> list[tuple[str, int, int]]:
     for page in SITE_PAGES:
         context = browser.new_context()
         loaded: list[int] = []
-        context.on("requestfinished", lambda r: loaded.append(r.sizes()["responseBodySize"]))
+        context.on("requestfinished", functools.partial(_count, loaded))
         tab = context.new_page()
         tab.goto(url + url_path(page), wait_until="networkidle")
         tab.wait_for_function("document.fonts.status === 'loaded'")

@@ -188,7 +188,11 @@ def test_search_reads_math_as_a_line_of_text_with_scripts_and_no_tex():
     from tools.site.mathml import math_in_html, search_text
 
     said = search_text(r"\log \sum_j e^{v_j - m} - (v_t - m)")
-    assert said == "log ∑<sub>j</sub>e<sup>v<sub>j</sub> − m</sup> − (v<sub>t</sub> − m)", said
+    minus = "\u2212"
+    expected = (
+        f"log ∑<sub>j</sub>e<sup>v<sub>j</sub> {minus} m</sup> {minus} (v<sub>t</sub> {minus} m)"
+    )
+    assert said == expected, said
     assert search_text(r"\frac{\partial L}{\partial x} = 2 \cdot 15") == "(∂L)/(∂x) = 2 · 15"
     page = math_in_html('<div class="arithmatex">\\[\\sqrt{a^2}\\]</div>', print)
     shown, hidden = page.split("</div>")

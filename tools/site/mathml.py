@@ -108,7 +108,7 @@ def math_in_html(html_text: str, warn: Callable[[str, Exception], object]) -> st
     ``div.arithmatex``, which scrolls sideways on a narrow screen. LaTeX that cannot be
     converted is left as it was, and ``warn(latex, error)`` is called. Search indexes a
     hidden line of text beside each formula (``search_text``), not the MathML, whose
-    tokens it would run together ("log∑jevj−m")."""
+    tokens it would run together ("log∑jevj")."""
 
     def to_mathml(match: re.Match) -> str:
         block = match["block"] is not None
