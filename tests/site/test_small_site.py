@@ -102,7 +102,11 @@ def test_with_the_runtime_pages_carry_their_fences(tmp_path):
         for name in ("01-a-chapter.md", "02-it-grows.md", "03-and-more.md")
     }
     assert befores == {"01-a-chapter.md": 0, "02-it-grows.md": 1, "03-and-more.md": 2}
-    # The code editor, on the chapter with fences only, from the site itself.
+    # The code editor, on the chapter with fences only, from the site itself: where it is,
+    # for notebook.js to load when the reader reaches for a fence, not a script tag.
     assert (first / "assets" / "editor" / "editor.js").read_bytes() == editor_bundle().read_bytes()
-    assert 'src="assets/editor/editor.js"' in html
+    assert page_data.read(html, 'id="code-editor"') == [
+        {"script": "assets/editor/editor.js", "style": "assets/editor/editor.css"}
+    ]
+    assert 'src="assets/editor/editor.js"' not in html
     assert "editor.js" not in (first / "index.html").read_text(encoding="utf-8")

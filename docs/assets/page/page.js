@@ -50,9 +50,10 @@
 
   // What scrolls sideways in a page where the screen is narrower than it (a wide equation,
   // a wide figure, a table): reachable by keyboard (a tab stop, so that the arrow keys
-  // scroll it), named for screen readers, and marked (data-scrolls) so that the page shows
-  // a sign that there is more to the right (book.css). Checked again when the window
-  // changes size: on a wide screen nothing scrolls, and nothing is a tab stop.
+  // scroll it), named for screen readers, marked (data-scrolls) so that the page shows a
+  // shadow at the edge that hides more (book.css), with a line under it that says so.
+  // Checked again when the window changes size: on a wide screen nothing scrolls, and
+  // nothing is a tab stop.
   const SCROLLERS = "article :is(div.arithmatex, p:has(> svg.picture), .md-typeset__scrollwrap)";
   const KINDS = [
     ["div.arithmatex", "Equation"],
@@ -70,9 +71,15 @@
         box.tabIndex = 0;
         box.setAttribute("role", "region");
         box.setAttribute("aria-label", `${kind} ${counts[kind]} on this page, wider than the screen: scroll it sideways`);
+        if (!box.nextElementSibling?.matches(".scroll-sign")) {
+          const sign = window.bookPage.element("p", "scroll-sign", "⟷ wider than the screen: scroll it sideways");
+          sign.setAttribute("aria-hidden", "true"); // the region's name says it already
+          box.after(sign);
+        }
       } else if (box.dataset.scrolls === "yes") {
         delete box.dataset.scrolls;
         for (const name of ["tabindex", "role", "aria-label"]) box.removeAttribute(name);
+        if (box.nextElementSibling?.matches(".scroll-sign")) box.nextElementSibling.remove();
       }
     }
   }
