@@ -325,7 +325,7 @@ def weight(browser, url: str) -> list[tuple[str, int, int]]:
         tab = context.new_page()
         tab.goto(url + url_path(page), wait_until="networkidle")
         tab.wait_for_function("document.fonts.status === 'loaded'")
-        tab.wait_for_timeout(3000)  # for what the page's scripts ask for after the load
+        tab.wait_for_timeout(5000)  # for what the page's scripts ask for after the load
         tab.wait_for_load_state("networkidle")
         found.append((page.name, sum(loaded), len(loaded)))
         context.close()
