@@ -52,9 +52,9 @@ UNSERVED = (
 
 def page_fences(path: Path) -> dict:
     """What a chapter page's notebook needs (docs/assets/notebook/, as data in the page): its
-    name, its python fences as the runner's cells (and their names), how many of engine.json's chunks come
-    before it, and the graph figures that the reader's code draws again
-    (tools/page/live.py), with the lines that show them."""
+    name, its python fences as the runner's cells (and their names), how many of
+    engine.json's chunks come before it, and the graph figures that the reader's code draws
+    again (tools/page/live.py), with the lines that show them."""
     chapter = Chapter.read(path)
     figures = [
         {"name": figure.name, "line": line}
