@@ -111,7 +111,9 @@ def test_python_starts_when_the_reader_reaches_for_a_fence_and_the_running_one_s
         bar(tab, first).hover()  # reaching for a fence's controls starts it
     code(tab, first).fill("while True:  # runs until stopped\n    pass\n")
     bar(tab, third).locator(".notebook-run").click()
-    tab.wait_for_selector(f'.notebook-bar[data-line="{first}"][data-state=running]')
+    tab.wait_for_selector(
+        f'.notebook-bar[data-line="{first}"][data-state=running]', timeout=RUN_TIMEOUT
+    )
     said = bar(tab, first).locator(".notebook-status").text_content()
     runs = len([line for line in states(tab) if line <= third])  # folded ones too
     assert runs >= 3 and said == f"running fence 1 of {runs}…", said
@@ -200,7 +202,9 @@ def test_stop_a_runaway_loop_on_a_phone_in_the_dark(open_page, site_url):
     first, second = sorted(states(tab))[:2]
     code(tab, second).fill("while True:\n    pass\n")
     bar(tab, second).locator(".notebook-run").click()
-    tab.wait_for_selector(f'.notebook-bar[data-line="{second}"][data-state=running]')
+    tab.wait_for_selector(
+        f'.notebook-bar[data-line="{second}"][data-state=running]', timeout=RUN_TIMEOUT
+    )
     assert tab.evaluate("1 + 1") == 2  # the page answers: Python runs in a worker
     stop = bar(tab, second).locator(".notebook-stop")
     assert stop.is_visible() and box_fits(stop, PHONE["width"])
@@ -295,6 +299,8 @@ def test_tab_passes_through_an_editor_and_a_readers_edit_outlives_a_reload(open_
     assert bar(tab, first).get_attribute("data-edited") == "yes"
     assert bar(tab, first).locator(".notebook-edited").is_visible()
 
+    # Tab to the Run button started Python: let it load, so the reload leaves nothing half-done.
+    tab.wait_for_function("window.bookPython.isReady", timeout=RUN_TIMEOUT)
     tab.reload(wait_until="load")  # the edit is kept, marked; its editor is made at once
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
     assert bar(tab, first).get_attribute("data-edited") == "yes"
@@ -342,7 +348,9 @@ def test_run_all_shows_progress_and_stops_restart_and_leaving_the_page_are_said(
 
     code(tab, first).fill("while True:  # runs until stopped\n    pass\n")
     tab.locator(".notebook-run-all").click()
-    tab.wait_for_selector(f'.notebook-bar[data-line="{first}"][data-state=running]')
+    tab.wait_for_selector(
+        f'.notebook-bar[data-line="{first}"][data-state=running]', timeout=RUN_TIMEOUT
+    )
     tools = tab.locator(".notebook-tools")
     status = tools.locator(".notebook-status").text_content()
     assert re.fullmatch(r"Run all: running fence 1 of \d+…", status), status
@@ -355,7 +363,9 @@ def test_run_all_shows_progress_and_stops_restart_and_leaving_the_page_are_said(
 
     third = [line for line in sorted(states(tab)) if bar(tab, line).is_visible()][2]
     bar(tab, third).locator(".notebook-run").click()
-    tab.wait_for_selector(f'.notebook-bar[data-line="{first}"][data-state=running]')
+    tab.wait_for_selector(
+        f'.notebook-bar[data-line="{first}"][data-state=running]', timeout=RUN_TIMEOUT
+    )
     [next_page] = [p for p in PAGES if p.name.startswith("04-")]
     next_chapter_to(tab, next_page)  # leaving while the fence runs: the next page says so
     notice = tab.locator("article .notebook-notice")
