@@ -152,7 +152,8 @@ def test_a_chapter_left_is_let_go_and_the_editor_is_made_once_a_tab(open_page, s
     # Material's instant navigation runs a page's scripts again on each page it swaps in,
     # and never removes its media-query listeners: the tab kept a CodeMirror per chapter
     # page shown, and every page left whole (benchmarks/page.py measures the memory).
-    _, tab = chapter_page(open_page, site_url, "03-")
+    page, tab = chapter_page(open_page, site_url, "03-")
+    code(tab, page_fences(page)["fences"][0]["line"]).wait_for()  # the editor is loaded now
     tab.evaluate(
         "() => { window.firstEditor = window.CodeEditor;"
         " window.left = document.querySelector('[data-md-component=container]'); }"
@@ -161,7 +162,8 @@ def test_a_chapter_left_is_let_go_and_the_editor_is_made_once_a_tab(open_page, s
     next_chapter_to(tab, next_page)
     assert tab.evaluate("() => window.CodeEditor === window.firstEditor"), "editor.js ran again"
     tab.wait_for_function("() => !window.left.isConnected && !window.left.querySelector('*')")
-    assert code(tab, page_fences(next_page)["fences"][0]["line"]).is_visible()
+    code(tab, page_fences(next_page)["fences"][0]["line"]).wait_for()  # made by the same one
+    assert tab.evaluate("() => window.CodeEditor === window.firstEditor"), "editor.js ran again"
     assert_clean(tab, next_page.name)
 
 
