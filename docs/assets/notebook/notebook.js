@@ -544,6 +544,7 @@
     }
 
     wantEditors(clicked = null) {
+      if (location.protocol === "file:") return; // nothing runs from disk: no editors
       if (clicked && !clicked.editor) this.clicked = clicked;
       if (this.editorsWanted) return;
       this.editorsWanted = true;
