@@ -15,8 +15,11 @@ _SENTINEL = "#010203"  # matplotlib's "black", replaced by the page's text colou
 TEXT_COLOUR = _SENTINEL  # for lines drawn by hand that should take the text colour
 
 
-def plot_svg(draw: Callable, *, name: str, size: tuple[float, float] = (6.0, 3.5)) -> str:
-    """Whatever ``draw(ax)`` draws on a fresh matplotlib Axes, as inline SVG.
+def plot_svg(
+    draw: Callable, *, name: str, size: tuple[float, float] = (6.0, 3.5), panels: int = 1
+) -> str:
+    """Whatever ``draw(ax)`` draws on a fresh matplotlib Axes (with ``panels`` > 1, a row
+    of that many Axes, side by side), as inline SVG.
 
     ``name`` makes the SVG's internal ids unique on a page and the same on every run."""
     import matplotlib
@@ -37,7 +40,7 @@ def plot_svg(draw: Callable, *, name: str, size: tuple[float, float] = (6.0, 3.5
         "axes.spines.right": False,
     }
     with plt.rc_context(style):
-        fig, ax = plt.subplots(figsize=size, layout="constrained")
+        fig, ax = plt.subplots(1, panels, figsize=size, layout="constrained")
         try:
             draw(ax)
             out = StringIO()
@@ -255,6 +258,26 @@ def training_curves(ns):
     return line_plot_svg(
         {"loss": ns["losses"], "training accuracy": ns["accuracies"]}, name="10-training"
     )
+
+
+@figure("10-two-moons.md", "10-rates")
+def three_rates(ns):
+    """The loss (log scale) and the training accuracy of the same training at three rates."""
+    runs = ns["by_rate"]
+
+    def draw(axes):
+        for rate, (losses, accuracies) in runs.items():
+            for ax, values in zip(axes, (losses, accuracies)):
+                ax.plot(range(len(values)), values, label=f"first rate {rate}")
+        axes[0].set_yscale("log")
+        axes[0].set_ylabel("loss")
+        axes[1].set_ylabel("training accuracy")
+        for ax in axes:
+            ax.set_xlabel("step")
+            ax.xaxis.get_major_locator().set_params(integer=True)
+        axes[1].legend(loc="lower right")
+
+    return plot_svg(draw, name="10-rates", size=(7.0, 3.2), panels=2)
 
 
 @figure("10-two-moons.md", "10-boundary")
