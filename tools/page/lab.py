@@ -13,6 +13,7 @@ Standard library only: this file runs in the reader's browser (tools/page/).
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import operator
@@ -40,6 +41,7 @@ MAX_STEPS = 1000
 SLICE = 0.1  # seconds of training between two answers, so that Pause acts within 200 ms
 DRAW_EVERY = 0.15  # seconds between two drawings of the boundary and network while training
 GRID = 32  # the boundary's grid: GRID x GRID cells
+ANNOUNCE_EVERY = 10  # steps between two statuses told to screen readers while training
 LEARNER = "your engine from learner mode"
 
 
@@ -102,9 +104,27 @@ def learner_module(text: str) -> types.ModuleType:
     return module
 
 
+def defines(code: str) -> set[str]:
+    """The names a fence's code defines at its top level (def, class, assignment)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
 def chapter_namespace(page: str, engine: str, codes: dict, learner: str | None) -> dict:
-    """The chapter's namespace once its fences (the reader's edits in ``codes``) define
-    everything in NEEDED: run from the top, one at a time, stopping there."""
+    """The chapter's namespace for the lab: its fences run from the top (with the reader's
+    edits in ``codes``) through the last whose book code defines a name in NEEDED, so
+    the training itself, which the lab does step by step, is not run."""
     data = json.loads(page)
     module = learner_module(learner) if learner is not None else None
     book = Notebook(
@@ -113,17 +133,17 @@ def chapter_namespace(page: str, engine: str, codes: dict, learner: str | None) 
         chunks(engine)[: data["engine_before"]],
         engine=module,
     )
-    for index, cell in enumerate(book.cells):
-        if all(name in book.namespace for name in NEEDED):
-            return book.namespace
-        if cell.blocked:
-            continue
-        outcome = book.run(index, codes)
-        if outcome.state == "failed":
-            first = (outcome.report or "").split("\n")[0]
+    edited = {int(k): code for k, code in codes.items()}
+    defining = [i for i, cell in enumerate(book.cells) if defines(cell.code) & set(NEEDED)]
+    if defining:
+        book.run(defining[-1], edited)
+        if book.first_failure is not None:
+            index = book.first_failure
+            first = (book.outcomes[index].report or "").split("\n")[0]
             raise LabError(
-                f"The lab did not start: the fence at line {cell.line - 1} failed ({first}). "
-                "Fix that fence, or put back the book's code with its Reset, and try again."
+                f"The lab did not start: the fence at line {book.cells[index].line - 1} "
+                f"failed ({first}). Fix that fence, or put back the book's code with its "
+                "Reset, and try again."
             )
     missing = [name for name in NEEDED if name not in book.namespace]
     if missing:
@@ -229,7 +249,7 @@ def boundary_svg(layers, scorer, train, held) -> str:
             side = "inner" if inner else "outer"
             cells.append(
                 f'<rect class="lab-{side}-region" x="{i * cw:.1f}" y="{j * ch:.1f}" '
-                f'width="{(end - i) * cw + 0.3:.1f}" height="{ch + 0.3:.1f}"/>'
+                f'width="{(end - i) * cw:.1f}" height="{ch + 0.1:.1f}"/>'
             )
             i = end
     sx = lambda x: (x - x0) / (x1 - x0) * width  # noqa: E731
@@ -245,7 +265,9 @@ def boundary_svg(layers, scorer, train, held) -> str:
         f'<svg class="lab-boundary" viewBox="0 0 {width} {height}" role="img" '
         'aria-label="The regions the network gives each moon now, with the points: '
         'training points filled, held-out points hollow">'
+        '<g class="lab-regions" shape-rendering="crispEdges">'
         + "".join(cells)
+        + "</g>"
         + "".join(marks)
         + "</svg>"
     )
@@ -255,7 +277,7 @@ def curves_svg(losses, train_acc, held_acc, steps) -> str:
     """The loss (log scale) and both accuracies over the steps so far, out of ``steps``."""
     width, height, pad = 320, 160, 4
     finite = [v for v in losses if math.isfinite(v) and v > 0] or [1.0]
-    low, high = math.log10(min(finite + [0.01])), math.log10(max(finite + [1.0]))
+    low, high = math.log10(min(*finite, 0.01)), math.log10(max(*finite, 1.0))
     top = max(high, low + 1)
     sx = lambda k: pad + k / max(steps - 1, 1) * (width - 2 * pad)  # noqa: E731
 
@@ -343,6 +365,7 @@ class Lab:
     def step(self) -> None:
         """One step: the chapter's ``train_step`` at the chapter's ``learning_rate``."""
         k, ns = len(self.losses), self.ns
+        held = self.held_accuracy()  # where train_step measures: before the update
         try:
             rate = ns["learning_rate"](k, self.settings.steps, self.settings.rate)
             loss, acc = ns["train_step"](self.model, rate)
@@ -361,7 +384,7 @@ class Lab:
         self.rates.append(rate)
         self.losses.append(loss)
         self.train_acc.append(acc)
-        self.held_acc.append(self.held_accuracy())
+        self.held_acc.append(held)
 
     def held_accuracy(self) -> float:
         points, labels = self.ns["X_held"], self.ns["Y_held"]
@@ -402,21 +425,23 @@ class Lab:
                 )
         return None
 
-    def frame(self, draw: bool, gradients: bool = False) -> dict:
-        """What the page shows now. ``draw``: with the boundary and the network."""
+    def frame(self, draw: bool, gradients: bool = False, announce: bool = True) -> dict:
+        """What the page shows now. ``draw``: with the boundary and the network;
+        ``announce``: the status is also told to screen readers."""
         k, chosen = len(self.losses), self.settings
-        said = f"Step {k} of {chosen.steps}"
+        said = f"{k} of {chosen.steps} steps done."
         if k:
             said += (
-                f": loss {self.losses[-1]:.4f}, training accuracy {self.train_acc[-1]:.0%}, "
-                f"held-out accuracy {self.held_acc[-1]:.0%}, learning rate {self.rates[-1]:.3f}"
+                f" Step {k - 1}: loss {self.losses[-1]:.4f}, training accuracy "
+                f"{self.train_acc[-1]:.0%}, held-out accuracy {self.held_acc[-1]:.0%}, "
+                f"learning rate {self.rates[-1]:.3f}."
             )
-        said += "."
         out = {
             "step": k,
             "steps": chosen.steps,
             "done": self.done,
             "status": said,
+            "announce": announce or self.done,
             "problem": self.trouble(),
             "engine": self.engine_name,
             "losses": self.losses,
@@ -435,6 +460,7 @@ class Lab:
                     [[w.grad for w in n.w] for n in layer.neurons] for layer in self.model.layers
                 ]
             out["network"] = network_svg(self.layers, grads)
+            out["shows"] = "gradients" if grads is not None else "weights"
             out["network_note"] = (
                 ""
                 if self.layers is not None
@@ -481,9 +507,12 @@ def answer(request: str, engine: str) -> str:
                 _lab.step()
             return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
         if action == "train":  # one slice of training
+            before = len(_lab.losses)
             _lab.run_for(SLICE)
             draw = _lab.done or time.perf_counter() - _lab.drawn_at >= DRAW_EVERY
-            return json.dumps({"frame": _lab.frame(draw=draw, gradients=gradients)})
+            tens = len(_lab.losses) // ANNOUNCE_EVERY > before // ANNOUNCE_EVERY
+            frame = _lab.frame(draw=draw, gradients=gradients, announce=tens)
+            return json.dumps({"frame": frame})
         if action == "draw":
             return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
         raise LabError(f"The lab does not know {action!r}.")

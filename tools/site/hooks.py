@@ -26,7 +26,7 @@ from tools.figures.from_chapters import nudged, recorded, with_data_in  # noqa: 
 from tools.notebook import import_engine  # noqa: E402
 from tools.page import steps  # noqa: E402
 from tools.page.kernel import installed  # noqa: E402
-from tools.site import editor, learner, notebooks, page_data, runtime, weave  # noqa: E402
+from tools.site import editor, lab, learner, notebooks, page_data, runtime, weave  # noqa: E402
 from tools.site.figures import inline_figures, with_data  # noqa: E402
 from tools.site.marks import label_folds, offer_download  # noqa: E402
 from tools.site.mathml import math_in_html  # noqa: E402
@@ -140,6 +140,7 @@ def on_page_context(context, page, config, **_):
         page.content += fences + editor.editor_tags(assets)
         if page.file.src_uri == learner.PAGE:
             page.content = _with_learner(page, config, assets)
+        page.content, _ = lab.lab_html(page.content, _href(page)(learner.PAGE, ""), assets)
     if figures := with_data_in(page.file.src_path):  # steps, nudges
         page.content = _with_figure_data(page, figures)
     return context

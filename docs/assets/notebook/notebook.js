@@ -130,6 +130,7 @@
     progress: "", // how far the start has come, in words
     listener: null, // the Notebook of the page shown
     learner: null, // learner mode's Python (learner.js), on the page that has it
+    lab: null, // the two-moons lab (docs/assets/lab/lab.js), on the page that has it
 
     // The reader reaches for Python: start it, if it is not loaded or loading.
     warm() {
@@ -165,6 +166,7 @@
         if (this.listener) this.listener.progress(this.progress);
       } else if (message.kind === "broken") this.broken(message.error);
       else if (message.kind.startsWith("learn")) this.learner?.receive(message);
+      else if (message.kind === "lab") this.lab?.receive(message);
       else if (this.listener) this.listener.receive(message);
     },
 
@@ -175,6 +177,7 @@
       this.loaded.reject(failure);
       if (this.listener) this.listener.broken(failure);
       if (this.learner) this.learner.broken(String(error));
+      if (this.lab) this.lab.broken(first);
       this.discard();
     },
 
@@ -183,6 +186,7 @@
       const stopped = new Stopped();
       this.loaded.reject(stopped);
       if (this.learner) this.learner.broken(stopped.message);
+      if (this.lab) this.lab.broken(stopped.message);
       this.discard();
     },
 
@@ -676,8 +680,7 @@
           if (this.left) throw new Stopped();
         }
         if (this.worker !== python.worker) this.open();
-        const codes = {};
-        for (const c of this.cells) if (c.editor) codes[c.index] = c.text;
+        const codes = this.codes();
         await new Promise((resolve, reject) => {
           this.waiting = { resolve, reject };
           python.post({ kind: "run", target, codes: JSON.stringify(codes), all });
@@ -715,6 +718,13 @@
       for (const cell of this.cells) if (cell.bar && !cell.fence.blocked) cell.reset();
       this.edits = {};
       kept.write(this.chapter, this.edits);
+    }
+
+    // The code in each fence's editor, by index: the reader's edits.
+    codes() {
+      const codes = {};
+      for (const c of this.cells) if (c.editor) codes[c.index] = c.text;
+      return codes;
     }
 
     // A fresh namespace for the chapter, in the worker there is.
@@ -796,8 +806,10 @@
     heading.after(note);
   }
 
-  // For learner mode (docs/assets/learner/learner.js): the same Python, not a second one.
+  // For learner mode (docs/assets/learner/learner.js) and the lab (docs/assets/lab/lab.js):
+  // the same Python, not a second one; the lab also reads the page's fences as edited.
   window.bookPython = python;
+  python.page = () => (current ? { data: current.page, codes: current.codes() } : null);
 
   bookPage.onPage(setup); // docs/assets/page/page.js
 })();

@@ -154,6 +154,7 @@ onmessage = (event) => {
 async function handle(message) {
   if (python === null) return; // broken: notebook.js has been told
   if (message.kind in LEARNER) return learn(message);
+  if (message.kind === "lab") return lab(message);
   try {
     if (message.kind === "open") book = bridge.open_chapter(message.page, engine);
     else if (message.kind === "run") await run(message);
@@ -259,4 +260,22 @@ function learn(message) {
   return LEARNER[message.kind](message).catch((error) => {
     postMessage({ kind: "broken", error: String((error && error.stack) || error) });
   });
+}
+
+// --- the two-moons lab (docs/assets/lab/lab.js): tools/page/lab.py decides, JSON both ways ---
+//
+// In:  {kind: "lab", request}  what the reader did (JSON: action, settings, ...)
+// Out: {kind: "lab", answer}  tools.page.lab's answer (JSON: a frame to show, or a refusal);
+//      or {kind: "broken", error}. The lab asks for training a slice at a time, so its
+//      Pause waits at most one slice, and a fence's Run waits at most one too.
+
+let labPython = null; // tools.page.lab, once asked for
+
+function lab({ request }) {
+  try {
+    if (labPython === null) labPython = python.pyimport("tools.page.lab");
+    postMessage({ kind: "lab", answer: labPython.answer(request, engine) });
+  } catch (error) {
+    postMessage({ kind: "broken", error: String((error && error.stack) || error) });
+  }
 }
