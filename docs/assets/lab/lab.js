@@ -98,13 +98,10 @@
       const python = window.bookPython;
       python.lab = this;
       python.warm();
-      return python.ready.then(
-        () =>
-          new Promise((resolve, reject) => {
-            this.pending = { resolve, reject };
-            python.post({ kind: "lab", request: JSON.stringify(request) });
-          }),
-      );
+      return new Promise((resolve, reject) => {
+        this.pending = { resolve, reject };
+        python.ready.then(() => python.post({ kind: "lab", request: JSON.stringify(request) }), reject);
+      });
     }
 
     receive(message) {
@@ -147,6 +144,7 @@
         this.buttons();
         answer = await ask;
       } catch (error) {
+        this.pending = null;
         this.problem(`The page's Python stopped (${error.message}); Reset starts it again.`);
         this.buttons();
         return false;
