@@ -4,6 +4,7 @@
     .venv/bin/python -m benchmarks.page [SITE]     # prints a table; saves nothing
     .venv/bin/python -m benchmarks.page --memory [SITE]   # only the tab's memory
     .venv/bin/python -m benchmarks.page --weight [SITE]   # only the bytes each page loads
+    .venv/bin/python -m benchmarks.page --lab [SITE]      # only the two-moons lab
 
 Measured (in the page, with performance.now(), median of REPEATS):
 
@@ -29,6 +30,12 @@ heap in use after a garbage collection (Chrome DevTools Protocol, Performance.ge
 JSHeapUsedSize; the workers' heaps are not in it). Debian's headless Chromium gives no
 performance.measureUserAgentSpecificMemory() without cross-origin isolation, which the
 site is not served with.
+
+And the two-moons lab (``--lab``: only that), in a fresh browser, the book's settings:
+training steps a second and redraws of the boundary and network a second while Train runs
+(from step 0 to the last, after the lab has started), the longest gap between two of the
+page's animation frames meanwhile (is the page responsive?), and Pause: from the click
+to the lab standing still (the slice in progress answered), REPEATS times.
 
 The machine may be shared: look at the load average printed with the results.
 """
@@ -210,6 +217,95 @@ def print_memory(found) -> None:
         print(f"| {step} | {rss:.0f} MiB | {heap:.1f} MiB | {workers} |")
 
 
+LAB_WATCH = """() => {
+  const lab = document.querySelector('.lab');
+  const seen = {frames: [], redraws: 0, gap: 0};
+  let board = null, last = performance.now();
+  const tick = (now) => {
+    seen.gap = Math.max(seen.gap, now - last);
+    last = now;
+    const frame = window.bookLab.frame;
+    const drawn = lab.querySelector('.lab-boundary');
+    if (drawn !== board) { board = drawn; seen.redraws += 1; }
+    if (frame) seen.frames.push([now, frame.step]);
+    if (lab.dataset.state !== 'idle' || !frame || !frame.done) requestAnimationFrame(tick);
+    else window.__labDone(seen);
+  };
+  return new Promise(done => { window.__labDone = done; requestAnimationFrame(tick); });
+}"""
+PAUSE = """() => new Promise(done => {
+  const lab = document.querySelector('.lab');
+  const t0 = performance.now();
+  lab.querySelector('.lab-pause').click();
+  new MutationObserver((_, watch) => {
+    if (lab.dataset.state === 'idle') { watch.disconnect(); done(performance.now() - t0); }
+  }).observe(lab, {attributes: true});
+})"""
+
+
+def lab(browser, url: str) -> dict:
+    """The lab's pace while Train runs the book's 100 steps, and its Pause latencies."""
+    from tools.site.lab import PLACEHOLDER
+
+    [page] = [p for p in sorted((ROOT / "docs").glob("*.md")) if PLACEHOLDER in p.read_text()]
+    tab = browser.new_context().new_page()
+    tab.goto(url + "/" + page.name.replace(".md", ".html"))
+    tab.wait_for_selector(".lab[data-state=idle]")
+    tab.locator(".lab-reset").click()  # starts Python, and the lab at step 0
+    tab.wait_for_function(
+        "window.bookLab.frame && window.bookLab.frame.step === 0", timeout=300_000
+    )
+    tab.wait_for_selector(".lab[data-state=idle]")
+    tab.evaluate("() => { window.__seen = (" + LAB_WATCH + ")(); }")  # not awaited here
+    tab.locator(".lab-train").click()
+    seen = tab.evaluate("window.__seen")
+    (t0, s0), (t1, s1) = seen["frames"][0], seen["frames"][-1]
+    pauses = []
+    for _ in range(REPEATS):
+        tab.locator(".lab-reset").click()
+        tab.wait_for_function("window.bookLab.frame.step === 0")
+        tab.wait_for_selector(".lab[data-state=idle]")
+        tab.locator(".lab-train").click()
+        tab.wait_for_function("window.bookLab.frame.step >= 5")
+        pauses.append(tab.evaluate(PAUSE))
+    tab.context.close()
+    seconds = (t1 - t0) / 1000
+    return {
+        "steps": s1 - s0,
+        "seconds": seconds,
+        "redraws": seen["redraws"],
+        "gap": seen["gap"],
+        "pauses": pauses,
+    }
+
+
+def print_lab(found: dict) -> None:
+    per_second = found["steps"] / found["seconds"]
+    redraws = found["redraws"] / found["seconds"]
+    pauses = found["pauses"]
+    print("| the two-moons lab, the book's settings | median | worst |")
+    print("|---|---:|---:|")
+    print(
+        f"| training steps a second, Train from step 0 to {found['steps']} | {per_second:.1f} | |"
+    )
+    print(f"| boundary and network redrawn a second | {redraws:.1f} | |")
+    print(f"| longest gap between two animation frames while training | | {found['gap']:.0f} ms |")
+    median, worst = statistics.median(pauses), max(pauses)
+    print(f"| Pause: click to standing still | {median:.0f} ms | {worst:.0f} ms |")
+
+
+def main_lab(site: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with serve(site) as url, sync_playwright() as playwright:
+        browser = launch(playwright)
+        found = lab(browser, url)
+        browser.close()
+    load = os.getloadavg()
+    print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print_lab(found)
+
+
 def launch(playwright):
     return playwright.chromium.launch(
         executable_path=shutil.which("chromium"), args=["--no-sandbox"]
@@ -346,7 +442,7 @@ def main_weight(site: Path) -> None:
 
 
 if __name__ == "__main__":
-    modes = {"--memory": main_memory, "--weight": main_weight}
+    modes = {"--memory": main_memory, "--weight": main_weight, "--lab": main_lab}
     chosen = [modes[arg] for arg in sys.argv[1:] if arg in modes]
     given = [arg for arg in sys.argv[1:] if arg not in modes]
     (chosen[0] if chosen else main)(Path(given[0]) if given else ROOT / "site")

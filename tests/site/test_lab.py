@@ -187,7 +187,8 @@ def test_a_learner_engine_with_a_planted_bug_fails_to_learn_and_the_lab_says_so(
 
 @pytest.mark.parametrize("look", ["light", "dark", "phone"])
 def test_the_lab_fits_and_shows_in_light_dark_and_on_a_phone(tab, look, tmp_path):
-    tab.emulate_media(color_scheme="dark" if look == "dark" else "light")
+    scheme = "slate" if look == "dark" else "default"  # as Material's own toggle sets it
+    tab.evaluate("scheme => { document.body.dataset.mdColorScheme = scheme; }", scheme)
     tab.set_viewport_size(PHONE if look == "phone" else {"width": 1280, "height": 900})
     try:
         if tab.locator(".lab-engine-choice").is_visible():  # left by the planted bug's test
@@ -209,7 +210,7 @@ def test_the_lab_fits_and_shows_in_light_dark_and_on_a_phone(tab, look, tmp_path
         fill_colour = outer.evaluate("e => getComputedStyle(e).fill")
         assert fill_colour == ("rgb(90, 169, 230)" if look == "dark" else "rgb(31, 119, 180)")
     finally:
-        tab.emulate_media(color_scheme="light")
+        tab.evaluate("() => { document.body.dataset.mdColorScheme = 'default'; }")
         tab.set_viewport_size({"width": 1280, "height": 900})
 
 

@@ -38,9 +38,9 @@ NEEDED = {
 }
 BOOK = {"rate": "1.0", "steps": "100", "seed": "0"}  # the chapter's own settings
 MAX_STEPS = 1000
-SLICE = 0.1  # seconds of training between two answers, so that Pause acts within 200 ms
+SLICE = 0.12  # seconds of training between two answers, so that Pause acts within 200 ms
 DRAW_EVERY = 0.15  # seconds between two drawings of the boundary and network while training
-GRID = 32  # the boundary's grid: GRID x GRID cells
+GRID = 28  # the boundary's grid: GRID x GRID cells
 ANNOUNCE_EVERY = 10  # steps between two statuses told to screen readers while training
 LEARNER = "your engine from learner mode"
 
@@ -401,8 +401,10 @@ class Lab:
         """Steps until ``seconds`` have gone (at least one), or the run is done."""
         start = time.perf_counter()
         while not self.done:
+            before = time.perf_counter()
             self.step()
-            if time.perf_counter() - start >= seconds * 0.5:  # a next step would overrun
+            now = time.perf_counter()
+            if now - start + (now - before) > seconds:  # a next step would overrun
                 break
 
     def trouble(self) -> str | None:

@@ -6,7 +6,7 @@
 // This script only sends what the reader did, with the settings as typed and the chapter's
 // fences as edited, and puts each answer in the page: a frame (status, the curves, the
 // boundary and the network as SVG, a problem to show) or a refusal (a message; the lab
-// keeps what it had). Training goes a slice at a time (about 0.1 s of Python each): Pause
+// keeps what it had). Training goes a slice at a time (about 0.12 s of Python each): Pause
 // takes effect when the slice in progress ends. Opened from disk, it says it needs the
 // served site. The last frame is window.bookLab.frame (the tests read its losses).
 
