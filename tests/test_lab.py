@@ -2,7 +2,7 @@
 the book's settings give the chapter's own losses, float for float; another rate gives
 what the chapter's functions give for it; bad input is refused, the lab unchanged; a
 learner's engine with a planted bug fails to learn, and the lab says so. The lab in the
-browser is tests/site/test_lab.py's.
+browser is tests/site/test_lab_page.py's.
 """
 
 from __future__ import annotations
