@@ -14,8 +14,8 @@ import pytest
 from tests.helpers.browser import page_runner
 from tools import DOCS, ROOT
 from tools.page import lab
-from tools.site.page_data import page_fences
 from tools.site.lab import PLACEHOLDER
+from tools.site.page_data import page_fences
 from tools.site.runtime import engine_json
 
 STEPS = 20  # of the book's 100: the first 20 at the book's schedule
