@@ -445,6 +445,7 @@ class Lab:
             "status": said,
             "announce": announce or self.done,
             "problem": self.trouble(),
+            "to_learner": self.engine_name == LEARNER,  # the problem links to learner mode
             "engine": self.engine_name,
             "losses": self.losses,
             "accuracies": self.train_acc,

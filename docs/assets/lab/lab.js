@@ -165,7 +165,7 @@
       const frame = answer.frame;
       window.bookLab.frame = frame;
       this.root.dataset.step = frame.step;
-      this.problem(frame.problem, frame.problem && frame.engine !== "the page's engine");
+      this.problem(frame.problem, frame.to_learner);
       if (frame.announce) this.status.textContent = frame.status;
       this.root.querySelector(".lab-curves-here").innerHTML = frame.curves;
       if (frame.boundary !== undefined) {
