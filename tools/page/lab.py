@@ -376,7 +376,8 @@ class Lab:
                 + (
                     "learner mode's table says which of your engine's checks fail."
                     if self.engine_name == LEARNER
-                    else "fix the fence, or put back the book's code, and Reset."
+                    else "a rate this large can throw the numbers out of a float's range: "
+                    "lower it and Reset (or, if you edited a fence, fix it)."
                 )
             )
             return
