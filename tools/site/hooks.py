@@ -140,7 +140,8 @@ def on_page_context(context, page, config, **_):
         page.content += fences + editor.editor_tags(assets)
         if page.file.src_uri == learner.PAGE:
             page.content = _with_learner(page, config, assets)
-        page.content, _ = lab.lab_html(page.content, _href(page)(learner.PAGE, ""), assets)
+        if lab.PLACEHOLDER in page.content:
+            page.content = _with_lab(page, assets)
     if figures := with_data_in(page.file.src_path):  # steps, nudges
         page.content = _with_figure_data(page, figures)
     return context
@@ -164,6 +165,14 @@ def _with_learner(page, config, assets: str) -> str:
             "%s: no paragraph starting %r: no editor", page.file.src_path, learner.PLACEHOLDER
         )
     return html
+
+
+def _with_lab(page, assets: str) -> str:
+    """The page with its lab; its problems link to learner mode if the site has it."""
+    has_learner = _build["files"].get_file_from_path(learner.PAGE) is not None
+    return lab.lab_html(page.content, _href(page)(learner.PAGE, "") if has_learner else "", assets)[
+        0
+    ]
 
 
 def _with_figure_data(page, figures: list[str]) -> str:

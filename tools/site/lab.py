@@ -32,7 +32,8 @@ def _field(name: str, label: str, hint: str, kind: str = "text") -> str:
 
 def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
     """The page's HTML with the placeholder paragraph replaced by the lab, and whether the
-    placeholder was found. ``assets``: the site's assets/ folder from the page."""
+    placeholder was found. ``learner_href``: learner mode's page from this one ("": the
+    site has none). ``assets``: the site's assets/ folder from the page."""
     start = content.find(f"<p>{PLACEHOLDER}")
     if start < 0:
         return content, False

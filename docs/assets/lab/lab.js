@@ -86,7 +86,7 @@
     problem(text, withLink) {
       this.problemNode.hidden = !text;
       this.problemNode.textContent = text || "";
-      if (text && withLink) {
+      if (text && withLink && this.data.learner) {
         const link = bookPage.element("a", "", "learner mode's table");
         link.href = this.data.learner;
         this.problemNode.append(" See ", link, ".");
