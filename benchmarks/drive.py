@@ -52,4 +52,6 @@ def code(tab, line: int):
     block = bar(tab, line).locator("xpath=preceding-sibling::div[1]")
     block.evaluate("b => { const d = b.closest('details'); if (d) d.open = true; }")
     bar(tab, line).hover()
-    return block.locator(".cm-content")
+    editor = block.locator(".cm-content")
+    editor.wait_for()  # the editor bundle loads on that first reach
+    return editor

@@ -285,7 +285,7 @@ def test_display_math_scrolls_within_its_column(built_site, page):
     """Display math sits in div.arithmatex, which Material lets scroll sideways."""
     html = rendered(built_site, page).html
     display = len(re.findall(r'<math\b[^>]*display="block"', html))
-    wrapped = len(re.findall(r'<div class="arithmatex"><math\b[^>]*display="block"', html))
+    wrapped = len(re.findall(r'<div class="arithmatex"[^>]*><math\b[^>]*display="block"', html))
     assert display == wrapped, (
         f"{page.name}: {display - wrapped} of {display} display formulas are not directly in "
         '<div class="arithmatex"> (see tools/site/mathml.py), so a wide one widens the page'
