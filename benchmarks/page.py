@@ -294,16 +294,22 @@ def print_lab(found: dict) -> None:
     print(f"| Pause: click to standing still | {median:.0f} ms | {worst:.0f} ms |")
 
 
-def main_lab(site: Path) -> None:
+def measured(site: Path, measure, show) -> None:
+    """Serve ``site``, run ``measure(browser, url)`` in Chromium, then print the machine's
+    load average and ``show`` what it found."""
     from playwright.sync_api import sync_playwright
 
     with serve(site) as url, sync_playwright() as playwright:
         browser = launch(playwright)
-        found = lab(browser, url)
+        found = measure(browser, url)
         browser.close()
     load = os.getloadavg()
     print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print_lab(found)
+    show(found)
+
+
+def main_lab(site: Path) -> None:
+    measured(site, lab, print_lab)
 
 
 def launch(playwright):
@@ -313,15 +319,7 @@ def launch(playwright):
 
 
 def main_memory(site: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    with serve(site) as url, sync_playwright() as playwright:
-        browser = launch(playwright)
-        found = memory(browser, url)
-        browser.close()
-    load = os.getloadavg()
-    print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print_memory(found)
+    measured(site, memory, print_memory)
 
 
 def main(site: Path) -> None:
