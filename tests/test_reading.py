@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tools import ROOT
-from tools.chapter import OUTPUT, Chapter, Fence, chapters, is_python
+from tools.chapter import OUTPUT, Chapter, Fence, chapter_number, chapters, is_python
 from tools.figures.from_chapters import FIGURES, FOLDER
 
 PAGES = chapters(ROOT / "docs")
@@ -150,6 +150,37 @@ def test_home_page_lists_every_chapter_in_order():
     assert linked == expected, (
         f"docs/index.md's Chapters section should link every chapter in order; "
         f"missing {missing}, linked {linked}"
+    )
+
+
+# The book's shape (issue 26): no numbered chapter longer than a reader takes in at a
+# sitting, and the chapter that builds `Value` reaches a working `backward()` early.
+CHAPTER_LINES = 700
+BACKWARD_BY_LINE = 350
+
+
+def test_no_numbered_chapter_is_over_700_lines():
+    sizes = {page.name: len(Chapter.read(page).lines) for page in PAGES if chapter_number(page)}
+    assert len(sizes) >= 16
+    too_long = {name: lines for name, lines in sizes.items() if lines > CHAPTER_LINES}
+    assert not too_long, (
+        f"chapters over {CHAPTER_LINES} lines: {too_long}: split the chapter, or cut checks "
+        "that an output block already makes"
+    )
+
+
+def test_backward_comes_within_the_first_350_lines_of_the_chapter_that_builds_value():
+    (page, line), *_ = [
+        (page, fence.line + i)
+        for page in PAGES
+        for fence in Chapter.read(page).engine_fences
+        for i, text in enumerate(fence.code.splitlines())
+        if text.startswith("    def backward(")
+    ]
+    assert chapter_number(page) == 2, page.name
+    assert line <= BACKWARD_BY_LINE, (
+        f"{page.name}:{line}: `def backward` comes after line {BACKWARD_BY_LINE}: move what "
+        "a reader does not need before the first gradient after it, or to another chapter"
     )
 
 
