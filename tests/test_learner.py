@@ -223,9 +223,11 @@ def test_the_rule_follows_names_through_a_chapter(tmp_path):
         "assert made == 2",  # 6
         "class V:\n    pass\nx = V()",  # 7: a chapter's own V
         "print(1 +)",  # 8: does not parse: counted, it fails whatever the engine
+        "y = make(2)\nassert math.isclose(y.data, 2.0)",  # 9: a module's function is called
+        "print(math.sqrt(4.0))",  # 10: and `math` is still the standard library's
     ]
     chapter.write_text("".join(f"```python\n{code}\n```\n\n" for code in fences))
-    assert sorted(engine_checks(chapter, frozenset({"Value"}))) == [3, 4, 8]
+    assert sorted(engine_checks(chapter, frozenset({"Value"}))) == [3, 4, 8, 9]
 
 
 def test_each_mistake_shown_is_a_section_of_the_book_that_redoes_the_function():

@@ -48,18 +48,19 @@ def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
     """
     cells = Chapter.read(chapter).cells
     refers = set(engine) if any(cell.fence.is_engine for cell in cells) else set()
-    counted = set()
+    counted, modules = set(), set()  # modules: `math.isclose(x.grad, 1)` changes no `math`
     for index, cell in enumerate(cells):
         if cell.fence.is_engine:
             continue
         runs = not cell.fence.steps  # does not parse
         for step in cell.fence.steps:
+            modules |= step.modules
             if step.defines:  # binds a function or class; its body runs when called
                 (refers.add if step.free & refers else refers.discard)(step.defines)
                 continue
             if step.free & refers:
                 runs = True
-                refers |= step.bound | step.changed
+                refers |= step.bound | (step.changed - modules)
             else:
                 refers -= step.bound
             if "micrograd" in step.imports:
@@ -80,7 +81,7 @@ def names_used(chapter: Path) -> tuple[dict[str, int], ...]:
     names, directly or through others, wait on it (``run_chapter``); every other check
     runs. A cell that does not parse reads nothing, and fails alone."""
     last: dict[str, int] = {}  # name -> the latest cell that bound or changed it
-    found = []
+    found, modules = [], set()  # a module's functions, called, do not change it
     for index, cell in enumerate(Chapter.read(chapter).cells):
         used, made = {}, set()
         for step in cell.fence.steps:
@@ -91,8 +92,9 @@ def names_used(chapter: Path) -> tuple[dict[str, int], ...]:
         if cell.fence.is_engine:  # the engine's names are there from the start
             continue
         for step in cell.fence.steps:  # a def binds its name alone, not what its body does
+            modules |= step.modules
             binds = {step.defines} if step.defines else step.bound
-            last.update(dict.fromkeys(binds | step.changed, index))
+            last.update(dict.fromkeys(binds | (step.changed - modules), index))
     return tuple(found)
 
 
