@@ -22,6 +22,7 @@ from tools.site.runtime import RUNTIME_FILES, engine_json
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
 RUN_TIMEOUT = 300_000  # ms: loading Python, then running a whole chapter, on a busy machine
 
 

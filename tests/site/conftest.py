@@ -17,7 +17,7 @@ import pytest
 from filelock import FileLock
 
 from benchmarks.drive import serve
-from tests.helpers.browser import PHONE, Watch
+from tests.helpers.browser import DESKTOP, PHONE, Watch
 from tools import ROOT
 from tools.site.runtime import RUNTIME_FILES
 
@@ -124,7 +124,7 @@ def open_page(browser):
     def open_(url: str, *, dark: bool = False, phone: bool = False):
         context = browser.new_context(
             color_scheme="dark" if dark else "light",
-            viewport=PHONE if phone else {"width": 1280, "height": 900},
+            viewport=PHONE if phone else DESKTOP,
         )
         context.set_default_timeout(30_000)
         watch = Watch(context)

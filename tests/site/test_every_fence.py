@@ -14,6 +14,7 @@ import pytest
 
 from benchmarks.drive import code
 from tests.helpers.browser import (
+    DESKTOP,
     Watch,
     next_chapter_to,
     printed,
@@ -30,7 +31,7 @@ CHAPTERS = [page for page in PAGES if page_fences(page)["fences"]]
 @pytest.fixture(scope="module")
 def reader(browser, site_url):
     """One tab for all the chapters, and what it did that a clean page must not."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport=DESKTOP)
     context.set_default_timeout(30_000)
     watch = Watch(context)
     tab = context.new_page()

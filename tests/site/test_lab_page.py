@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.drive import bar, code
-from tests.helpers.browser import PHONE, Watch, fence_with, python_workers, requests_for
+from tests.helpers.browser import DESKTOP, PHONE, Watch, fence_with, python_workers, requests_for
 from tests.helpers.site import url_path
 from tests.test_lab import LAB_PAGE, STEPS, book  # noqa: F401 (book: the chapter's numbers)
 from tools import ROOT
@@ -23,7 +23,7 @@ FRAME = "window.bookLab.frame"
 @pytest.fixture(scope="module")
 def tab(browser, site_url):
     """The chapter's page, in one tab for the module; after it, nothing left loopback."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport=DESKTOP)
     context.set_default_timeout(120_000)
     watch = Watch(context)
     page = context.new_page()
@@ -189,7 +189,7 @@ def test_a_learner_engine_with_a_planted_bug_fails_to_learn_and_the_lab_says_so(
 def test_the_lab_fits_and_shows_in_light_dark_and_on_a_phone(tab, look, tmp_path):
     scheme = "slate" if look == "dark" else "default"  # as Material's own toggle sets it
     tab.evaluate("scheme => { document.body.dataset.mdColorScheme = scheme; }", scheme)
-    tab.set_viewport_size(PHONE if look == "phone" else {"width": 1280, "height": 900})
+    tab.set_viewport_size(PHONE if look == "phone" else DESKTOP)
     try:
         if tab.locator(".lab-engine-choice").is_visible():  # left by the planted bug's test
             tab.locator(".lab-engine").select_option("page")
@@ -211,7 +211,7 @@ def test_the_lab_fits_and_shows_in_light_dark_and_on_a_phone(tab, look, tmp_path
         assert fill_colour == ("rgb(90, 169, 230)" if look == "dark" else "rgb(31, 119, 180)")
     finally:
         tab.evaluate("() => { document.body.dataset.mdColorScheme = 'default'; }")
-        tab.set_viewport_size({"width": 1280, "height": 900})
+        tab.set_viewport_size(DESKTOP)
 
 
 def test_opened_from_disk_the_lab_says_it_needs_the_served_site(open_page, built_site):
