@@ -2,7 +2,8 @@
 
 Display math that fits its column has nothing to scroll (so no scrollbar, wherever scrollbars
 are classic); on a 390 px phone every figure is within the column or scrolls inside its own
-box, never drawn larger than it was drawn; the search index holds the rendered math but no
+box, never drawn larger than it was drawn, the panel its caption is about on the screen,
+stepped too, and no equation is cut; the search index holds the rendered math but no
 TeX, and no figure's labels; search works opened from disk; printed, a page shows no Run bar
 or step control (the whole book as a PDF: test_whole_book.py).
 """
@@ -51,8 +52,10 @@ def test_display_math_that_fits_has_nothing_to_scroll(open_page, site_url, built
             )
 
 
+# Each drawing shown (a figure's, or the one drawn for a phone: tools/site/figures.py).
 FIGURES_JS = """
-[...document.querySelectorAll("article svg.picture")].map(svg => {
+[...document.querySelectorAll("article p > :is(svg.picture, svg.picture-narrow)")]
+  .filter(svg => svg.checkVisibility()).map(svg => {
   const box = svg.getBoundingClientRect(), holder = svg.parentElement;
   const column = svg.closest("article").getBoundingClientRect();
   const probe = document.createElement("div");
@@ -61,30 +64,94 @@ FIGURES_JS = """
   const drawn = probe.getBoundingClientRect().width;
   probe.remove();
   return {label: svg.getAttribute("aria-label").slice(0, 40), width: box.width, drawn,
+          name: svg.dataset.figure || svg.dataset.narrow,
           within: box.left >= column.left - 1 && box.right <= column.right + 1,
           scrolls: getComputedStyle(holder).overflowX === "auto"
-                   && holder.getBoundingClientRect().right <= column.right + 1};
+                   && holder.getBoundingClientRect().right <= column.right + 1,
+          marked: holder.dataset.scrolls === "yes" && holder.tabIndex === 0
+                  && holder.nextElementSibling.matches(".scroll-sign")};
+})
+"""
+
+# Where the panel that figure `name`'s caption is about (`key`, a DOT cluster; null: the
+# whole drawing) is in the drawing shown, in the viewport, once scrolled to: null if it
+# is not all on the screen. With `step`, where the lit node of that panel's track is.
+KEY_JS = """
+([name, key, step]) => {
+  const svg = [...document.querySelectorAll("article p > svg")]
+    .find(svg => [svg.dataset.figure, svg.dataset.narrow].includes(name) && svg.checkVisibility());
+  const id = `${name}-cluster-cluster_${key}`;
+  let panel = key === null ? svg : svg.querySelector(`[id="${id}"], [data-id="${id}"]`);
+  if (step) {
+    const data = bookSteps.data(name);
+    const at = +document.querySelector(`.steps[data-figure="${name}"]`).dataset.position;
+    const [lit] = data.positions[at].tracks[data.key ?? 0].active;
+    if (lit === undefined) return "done";
+    panel = svg.querySelector(`[id="${lit}"], [data-id="${lit}"]`);
+  } else panel.scrollIntoView({ block: "nearest" });
+  const r = panel.getBoundingClientRect();
+  const on = r.left >= -1 && r.right <= innerWidth + 1
+             && r.top >= -1 && r.bottom <= innerHeight + 1;
+  return on ? "on" : `off: ${[r.left, r.top, r.right, r.bottom].map(Math.round)}`;
+}
+"""
+
+# Each display equation: whether any of it is hidden (outside its box) without being a
+# marked scroller, and its size against the text's.
+EQUATIONS_JS = """
+[...document.querySelectorAll("article div.arithmatex")].map(div => {
+  const math = div.querySelector("math").getBoundingClientRect(), box = div.getBoundingClientRect();
+  const hidden = math.right > Math.min(box.right, innerWidth) + 1 || math.left < box.left - 1;
+  const marked = div.dataset.scrolls === "yes" && div.tabIndex === 0;
+  const size = parseFloat(getComputedStyle(div.querySelector("math")).fontSize);
+  const text = parseFloat(getComputedStyle(div.closest("article")).fontSize);
+  return {tex: div.querySelector("annotation").textContent.slice(0, 50),
+          cut: hidden && !marked, legible: size >= text};
 })
 """
 
 
-def test_on_a_phone_every_figure_fits_the_column_or_scrolls_inside_it(
+def test_on_a_phone_figures_make_their_point_and_no_equation_is_cut(
     open_page, site_url, built_site
 ):
+    """At 390 px, one load of each page with a figure or display math: every figure is
+    within the column or scrolls inside it (marked, a tab stop), at least 55 % of its drawn
+    size; the panel its caption is about (figures.py, ``key``) is on the screen, and so is
+    its lit node at every step; no display equation is cut, and none is smaller than text."""
+    from tools.page.figures import FIGURES
+
     pages = _pages_with(built_site, 'class="picture"')
+    pages += [p for p in _pages_with(built_site, 'class="arithmatex"') if p not in pages]
     tab = open_page(site_url + "/", phone=True)
-    seen = 0
+    seen = stepped = 0
     for page in pages:
         tab.goto(site_url + url_path(page))
+        tab.evaluate("document.fonts.ready.then(() => new Promise(requestAnimationFrame))")
         for figure in tab.evaluate(FIGURES_JS):
             seen += 1
             where = f"{page.name}, the figure {figure['label']!r}"
             assert figure["within"] or figure["scrolls"], f"{where} sticks out: {figure}"
+            assert figure["within"] or figure["marked"], f"{where} scrolls unmarked: {figure}"
             assert figure["drawn"] > 0, f"{where} has no --picture-width (tools/site/figures.py)"
             assert figure["width"] <= figure["drawn"] + 1, f"{where} is blown up: {figure}"
             legible = min(figure["drawn"] * 0.55, PHONE["width"])
             assert figure["width"] >= legible - 1, f"{where} is shrunk illegibly: {figure}"
-    assert seen >= 10, f"only {seen} figures on the phone"
+            key = FIGURES[figure["name"]].key
+            if key is not None or figure["within"]:  # else: the whole figure, scrolling
+                shown = tab.evaluate(KEY_JS, [figure["name"], key, False])
+                assert shown == "on", f"{where}: its panel {key} is {shown}"
+            region = tab.locator(f'.steps[data-figure="{figure["name"]}"]')
+            if region.count():
+                region.locator(".steps-start").click()
+                while not region.locator(".steps-next").is_disabled():
+                    stepped += 1
+                    shown = tab.evaluate(KEY_JS, [figure["name"], key, True])
+                    assert shown in ("on", "done"), f"{where}, stepped: the lit node is {shown}"
+                    region.locator(".steps-next").click()
+        for equation in tab.evaluate(EQUATIONS_JS):
+            assert not equation["cut"], f"{page.name}: ${equation['tex']}...$ is cut"
+            assert equation["legible"], f"{page.name}: ${equation['tex']}...$ is too small"
+    assert seen >= 10 and stepped >= 10, f"only {seen} figures, {stepped} steps on the phone"
     assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
 
