@@ -61,8 +61,8 @@
     ["*", "Table"],
   ];
   // First, a display equation a little wider than its column is set smaller (--fit,
-  // math.css), down to FIT_LEAST of its size: as large as the text around it. Wider still,
-  // it scrolls.
+  // math.css), down to FIT_LEAST of its size (on a phone, 14.4 px: larger than the code
+  // around it). Wider still, it scrolls.
   const FIT_LEAST = 0.8;
   function markScrollers() {
     for (const box of document.querySelectorAll("article div.arithmatex")) {
