@@ -473,7 +473,7 @@
       else old.replaceWith(svg);
       // The book's drawing for a phone (book.css) stays away while the reader's is shown.
       const narrow = svg.parentElement.querySelector(":scope > svg.picture-narrow");
-      if (narrow) narrow.hidden = svg.dataset.live === "yes";
+      narrow?.toggleAttribute("hidden", svg.dataset.live === "yes"); // an SVG element: no .hidden
     }
 
     drawn({ svg, steps, problem }) {
