@@ -8,7 +8,7 @@ from xml.etree import ElementTree
 import pytest
 
 from tools import ROOT
-from tools.figures.from_chapters import FIGURES, drawn, path, svg_from_dot
+from tools.figures.from_chapters import FIGURES, FOLDER, NARROW, drawn, path, svg_from_dot
 from tools.site.figures import inline
 
 
@@ -27,6 +27,18 @@ def test_committed_figure_is_what_its_chapter_draws(name, redrawn):
         f"{where} is not what docs/{figure.chapter} draws now: run "
         "`python3 tools/dev.py figures` (or, if the chapter's code is wrong, fix the chapter)"
     )
+
+
+def test_the_drawings_for_a_phone_are_what_the_chapters_draw(redrawn):
+    """<name>.narrow.svg: a graph drawn again for a narrow screen (from_chapters.narrow)."""
+    expected = sorted(name for name in redrawn if name.endswith(NARROW))
+    committed = sorted(file.name.removesuffix(".svg") for file in FOLDER.glob(f"*{NARROW}.svg"))
+    assert committed == expected, "run `python3 tools/dev.py figures` (and delete the others)"
+    assert {"03-careless-walk" + NARROW, "06-dot" + NARROW} <= set(expected)
+    for name in expected:
+        assert path(name).read_text(encoding="utf-8") == redrawn[name], (
+            f"{path(name).relative_to(ROOT)} is stale: run `python3 tools/dev.py figures`"
+        )
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

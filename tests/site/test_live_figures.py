@@ -50,6 +50,8 @@ def test_x_at_2_in_chapter_3_redraws_the_walks_and_their_steps_end_at_20(open_pa
     note = tab.locator(f"{FIGURE} .notebook-figure-note")
     assert note.text_content().startswith("Drawn again from the code you ran on this page")
     assert walk_results(tab) == ["x.grad = 8", "x.grad = 12", "x.grad = 20"]  # as drawn
+    phone = tab.locator(f"{FIGURE} svg.picture-narrow")  # the book's, for a phone: not shown
+    assert phone.get_attribute("hidden") is not None
     region = tab.locator(FIGURE)
     caption = region.locator(".steps-caption").text_content()
     assert "recorded from the code you ran on this page" in caption
@@ -65,7 +67,7 @@ def test_x_at_2_in_chapter_3_redraws_the_walks_and_their_steps_end_at_20(open_pa
     bar(tab, fence["line"]).locator(".notebook-reset").click()
     run(tab, fence["line"])
     tab.locator(f"{FIGURE} svg[data-live=yes]").wait_for(state="detached")
-    assert note.is_hidden()
+    assert note.is_hidden() and phone.get_attribute("hidden") is None
     region.locator(".steps-end").click()
     assert walk_results(tab) == ["x.grad = 12", "x.grad = 18", "x.grad = 30"]
     assert_loaded_locally(tab)

@@ -4,10 +4,12 @@ drift from what the chapter computes: the files in docs/figures/, recordings and
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sysconfig
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 from tools import DOCS
@@ -18,6 +20,8 @@ from tools.page.figures import FIGURES, Figure
 from tools.page.svg import dot_for_graphviz, from_graphviz, unique_ids
 
 FOLDER = DOCS / "figures"
+NARROW = ".narrow"  # <name>.narrow.svg: the figure drawn again for a phone (narrow)
+PHONE_COLUMN = 358  # px: the text column of a 390 px screen
 # As a standalone file (GitHub, VS Code), the drawing's "current colour" is this, or the
 # other in a dark scheme; inside a page, the page's text colour.
 STANDALONE_STYLE = (
@@ -53,12 +57,6 @@ def svg_from_dot(dot_text: str) -> str:
     return from_graphviz(result.stdout)
 
 
-def picture(figure: Figure, namespace: dict) -> str:
-    """The figure drawn from ``namespace``, as inline SVG."""
-    drawing = figure.draw(namespace)
-    return svg_from_dot(drawing) if figure.graph else drawing
-
-
 def standalone(svg: str, name: str) -> str:
     """The SVG as a file: with an XML namespace, ids of its own, and its own colours."""
     svg = unique_ids(svg, name)
@@ -92,10 +90,61 @@ def namespaces(figures: list[Figure]) -> Iterator[tuple[Figure, dict]]:
             yield figure, book.namespace
 
 
+def width(svg: str) -> float:
+    """The drawn width of an SVG, in px."""
+    found = re.search(r'<svg [^>]*?\bwidth="([\d.]+)(pt|px)?"', svg)
+    return float(found[1]) * (4 / 3 if found[2] == "pt" else 1)
+
+
+def narrow(dot_text: str, svg: str) -> str | None:
+    """The graph drawn again for a phone, if the drawing ``svg`` of ``dot_text`` is wider
+    than its column and another is much narrower: turned (left to right made top down, and
+    back: Graphviz then stacks titled boxes that stood side by side), or, for boxes side by
+    side, stacked (each box's last nodes tied to the next one's first by unseen arrows).
+    The page shows it in place of the drawing on narrow screens (book.css)."""
+    if width(svg) <= PHONE_COLUMN:
+        return None
+    turned = {"rankdir=LR": "rankdir=TB", "rankdir=TB": "rankdir=LR"}
+    turn = re.sub(r"rankdir=(LR|TB)", lambda m: turned[m[0]], dot_text, count=1)
+    boxes = re.findall(r"^  subgraph cluster_\d+ \{\n(.*?)^  \}$", dot_text, re.M | re.S)
+    if "rankdir=LR" in turn and len(boxes) > 1:  # Graphviz stacks them bottom up: first on top
+        whole = re.findall(r"^  subgraph cluster_\d+ \{\n.*?^  \}\n", turn, re.M | re.S)
+        start, end = turn.index(whole[0]), turn.index(whole[-1]) + len(whole[-1])
+        turn = turn[:start] + "".join(reversed(whole)) + turn[end:]
+    dots = [turn]
+    if "rankdir=TB" in dot_text and len(boxes) > 1:
+        ends = []
+        for box in boxes:
+            nodes = re.findall(r"^\s*(\w+) \[", box, re.M)
+            arrows = re.findall(r"(\w+) -> (\w+)", box)
+            ends.append(
+                (
+                    [n for n in nodes if all(n != b for _, b in arrows)],  # first: no arrow in
+                    [n for n in nodes if all(n != a for a, _ in arrows)],  # last: none out
+                )
+            )
+        ties = [
+            f"  {last} -> {first} [style=invis, weight=0];"
+            for (_, lasts), (firsts, _) in pairwise(ends)
+            for last in lasts
+            for first in firsts
+        ]
+        dots.append(dot_text[: dot_text.rindex("}")] + "\n".join(ties) + "\n}")
+    best = min((svg_from_dot(dot) for dot in dots), key=width)
+    return best if width(best) <= 0.8 * width(svg) else None
+
+
 def drawn(names: list[str] | None = None) -> dict[str, str]:
-    """name -> the text its file should hold, for the given figures (default: all)."""
-    figures = [FIGURES[n] for n in (names or FIGURES)]
-    return {f.name: standalone(picture(f, ns), f.name) for f, ns in namespaces(figures)}
+    """name -> the text its file should hold, for the given figures (default: all), and
+    name + NARROW -> the same for a phone, for those drawn again for one (``narrow``)."""
+    files = {}
+    for figure, namespace in namespaces([FIGURES[n] for n in (names or FIGURES)]):
+        drawing = figure.draw(namespace)
+        svg = svg_from_dot(drawing) if figure.graph else drawing
+        files[figure.name] = standalone(svg, figure.name)
+        if figure.graph and (for_phone := narrow(drawing, svg)):
+            files[figure.name + NARROW] = standalone(for_phone, figure.name)
+    return files
 
 
 def recorded(names: list[str] | None = None) -> dict[str, list[steps.Track]]:

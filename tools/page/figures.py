@@ -19,25 +19,27 @@ class Figure:
     graph: bool = False  # drawn as DOT, laid out by Graphviz: in the page too, live
     steps: Callable[[dict], list[steps.Track]] | None = None  # namespace -> its step-through
     nudges: Callable[[dict], dict] | None = None  # namespace -> its nudge control's data
+    key: int | None = None  # the panel (DOT cluster, and track) its caption is about; None: all
 
 
 FIGURES: dict[str, Figure] = {}
 
 
-def figure(chapter: str, name: str, *, graph: bool = False):
+def figure(chapter: str, name: str, *, graph: bool = False, key: int | None = None):
     """Register ``draw(namespace) -> svg`` as the figure ``name`` of ``chapter``; with
-    ``graph``, ``draw`` returns DOT text instead, which Graphviz lays out."""
+    ``graph``, ``draw`` returns DOT text instead, which Graphviz lays out. ``key``: the
+    panel that its caption is about, which must be on a phone's screen (tests/site)."""
 
     def register(draw):
-        FIGURES[name] = Figure(name, chapter, draw, graph)
+        FIGURES[name] = Figure(name, chapter, draw, graph, key=key)
         return draw
 
     return register
 
 
-def graph_figure(chapter: str, name: str):
+def graph_figure(chapter: str, name: str, key: int | None = None):
     """Register ``draw(namespace) -> DOT text`` as the graph figure ``name`` of ``chapter``."""
-    return figure(chapter, name, graph=True)
+    return figure(chapter, name, graph=True, key=key)
 
 
 def _attach(name: str, field: str):

@@ -166,7 +166,7 @@ def _named_diamond(ns):
     return x, root, {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
 
 
-@graph_figure("03-backward.md", "03-careless-walk")
+@graph_figure("03-backward.md", "03-careless-walk", key=2)  # reverse topological
 def careless_walk(ns):
     """The diamond three times: each node numbered in the order a walk released it."""
     lines = []
@@ -313,7 +313,7 @@ def graph_dot_of_the_diamond(ns):
     return dot_after_backward(nodes["L"], _names(nodes))
 
 
-@graph_figure("09-failure-cases.md", "09-cut")
+@graph_figure("09-failure-cases.md", "09-cut", key=0)  # the copied number
 def the_cut_graph(ns):
     cut, intact = ns["cut"], ns["intact"]
     return side_by_side(

@@ -50,7 +50,7 @@ def figure(name: str, namespace: dict) -> str:
     if not drawn.graph:
         raise ValueError(f"figure {name} is not a graph: the page draws only graphs live")
     dot = drawn.draw(namespace)
-    data = steps.page_data(name, drawn.steps(namespace)) if drawn.steps else None
+    data = steps.page_data(name, drawn.steps(namespace), drawn.key) if drawn.steps else None
     return json.dumps({"dot": dot, "steps": data, "too_big": too_big(dot)})
 
 

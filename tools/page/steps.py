@@ -289,9 +289,10 @@ def table(tracks: Sequence[Track]) -> str:
     return "\n".join(parts)
 
 
-def page_data(name: str, tracks: Sequence[Track]) -> dict:
+def page_data(name: str, tracks: Sequence[Track], key: int | None = None) -> dict:
     """What the page's step controls need for a figure: at each position (0, the start, to
-    the last step), per track, the SVG ids to light and the texts to show, and captions."""
+    the last step), per track, the SVG ids to light and the texts to show, and captions;
+    and ``key``, the track of the panel its caption is about (kept in sight as it steps)."""
     total = max(len(track.recording.steps) for track in tracks)
     positions = []
     for position in range(total + 1):
@@ -314,4 +315,4 @@ def page_data(name: str, tracks: Sequence[Track]) -> dict:
             texts = [[r.element, r.prefix, number(grads[r.node])] for r in track.readouts]
             shown.append({**lit, "texts": texts})
         positions.append({"tracks": shown, "caption": captions(tracks, position)})
-    return {"figure": name, "steps": total, "positions": positions}
+    return {"figure": name, "steps": total, "positions": positions, "key": key}

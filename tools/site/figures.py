@@ -1,6 +1,8 @@
 """The book's figures in its pages: each figure's SVG put into the page, in place of its <img>,
 so it takes the page's colours, its text alternative becomes its label, and the data of a
-control under it can find it by name (``with_data``).
+control under it can find it by name (``with_data``). A figure drawn again for a phone
+(``<name>.narrow.svg``) follows it, its ids made ``data-id`` (the page's ids stay unique),
+and book.css shows one or the other.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import html
 import re
 from pathlib import Path
 
-from tools.figures.from_chapters import STANDALONE_STYLE
+from tools.figures.from_chapters import NARROW, STANDALONE_STYLE
 from tools.site import page_data
 
 _WIDTH = re.compile(r'<svg [^>]*?\bwidth="(?P<width>[\d.]+(?:pt|px)?)"')
@@ -33,8 +35,15 @@ def inline_figures(html_text: str, docs: Path) -> str:
     """``html_text`` with each <img> of a figure in ``docs``/figures replaced by its SVG."""
 
     def to_svg(match: re.Match) -> str:
-        file = docs / "figures" / Path(match["src"]).name
-        return inline(file.read_text(encoding="utf-8"), html.unescape(match["alt"]), file.stem)
+        file, alt = docs / "figures" / Path(match["src"]).name, html.unescape(match["alt"])
+        svg = inline(file.read_text(encoding="utf-8"), alt, file.stem)
+        narrow = file.with_suffix(NARROW + ".svg")
+        if narrow.exists():
+            phone = inline(narrow.read_text(encoding="utf-8"), alt, file.stem)
+            phone = phone.replace('data-figure="', 'data-narrow="', 1)
+            phone = phone.replace('class="picture"', 'class="picture-narrow"', 1)
+            svg += re.sub(r'(?<![\w-])id="', 'data-id="', phone)
+        return svg
 
     return _IMG.sub(to_svg, html_text)
 

@@ -22,7 +22,7 @@ from mkdocs.utils import get_relative_url  # noqa: E402
 
 from tools import ENGINE, ROOT, tangle  # noqa: E402
 from tools.chapter import Chapter, chapters  # noqa: E402
-from tools.figures.from_chapters import nudged, recorded, with_data_in  # noqa: E402
+from tools.figures.from_chapters import FIGURES, nudged, recorded, with_data_in  # noqa: E402
 from tools.notebook import import_engine  # noqa: E402
 from tools.page import steps  # noqa: E402
 from tools.page.kernel import installed  # noqa: E402
@@ -185,7 +185,10 @@ def _with_figure_data(page, figures: list[str]) -> str:
         log.warning("%s: no controls under its figures: %s", page.file.src_path, error)
         return page.content
     html = page.content
-    controls = {(name, "steps"): steps.page_data(name, t) for name, t in recordings.items()}
+    controls = {
+        (name, "steps"): steps.page_data(name, t, FIGURES[name].key)
+        for name, t in recordings.items()
+    }
     controls |= {(name, "nudges"): nudge for name, nudge in nudges.items()}
     for (name, kind), data in controls.items():
         placed = with_data(html, name, kind, data)

@@ -471,6 +471,9 @@
       const old = this.svg;
       if (window.bookSteps?.has(this.name)) window.bookSteps.redraw(this.name, svg, steps);
       else old.replaceWith(svg);
+      // The book's drawing for a phone (book.css) stays away while the reader's is shown.
+      const narrow = svg.parentElement.querySelector(":scope > svg.picture-narrow");
+      narrow?.toggleAttribute("hidden", svg.dataset.live === "yes"); // an SVG element: no .hidden
     }
 
     drawn({ svg, steps, problem }) {

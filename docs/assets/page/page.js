@@ -60,7 +60,16 @@
     ["p", "Figure"],
     ["*", "Table"],
   ];
+  // First, a display equation a little wider than its column is set smaller (--fit,
+  // math.css), down to FIT_LEAST of its size (on a phone, 14.4 px: larger than the code
+  // around it). Wider still, it scrolls.
+  const FIT_LEAST = 0.8;
   function markScrollers() {
+    for (const box of document.querySelectorAll("article div.arithmatex")) {
+      box.style.removeProperty("--fit");
+      const fit = (0.98 * box.clientWidth) / box.scrollWidth;
+      if (fit < 1) box.style.setProperty("--fit", Math.max(FIT_LEAST, fit).toFixed(3));
+    }
     const counts = {};
     for (const box of document.querySelectorAll(SCROLLERS)) {
       const scrolls = box.scrollWidth > box.clientWidth + 1;

@@ -30,12 +30,17 @@
       this.use(svg, data);
     }
 
-    // Play `data` on `svg`, from as drawn.
+    // Play `data` on `svg`, from as drawn, and on the figure's drawing for a phone, if it
+    // has one (its ids are data-id: tools/site/figures.py).
     use(svg, data) {
       this.data = data;
       this.svg = svg;
-      this.ids = new Map([...svg.querySelectorAll("[id]")].map((e) => [e.id, e]));
-      this.texts = new Map(); // "id|prefix" -> [the <text> element, its text as drawn]
+      this.ids = new Map(); // id -> its elements, in either drawing
+      for (const e of this.figure.querySelectorAll("svg [id], svg [data-id]")) {
+        const id = e.id || e.dataset.id;
+        this.ids.set(id, [...(this.ids.get(id) ?? []), e]);
+      }
+      this.texts = new Map(); // "id|prefix" -> [[a <text> element, its text as drawn], ...]
       for (const position of data.positions) {
         for (const track of position.tracks) {
           for (const [id, prefix] of track.texts) this.readout(id, prefix);
@@ -56,9 +61,8 @@
     readout(id, prefix) {
       const key = `${id}|${prefix}`;
       if (this.texts.has(key)) return this.texts.get(key);
-      const group = this.ids.get(id);
-      const text = group && [...group.querySelectorAll("text")].find((t) => t.textContent.startsWith(prefix));
-      const found = text ? [text, text.textContent] : null;
+      const texts = (this.ids.get(id) ?? []).map((g) => [...g.querySelectorAll("text")].find((t) => t.textContent.startsWith(prefix)));
+      const found = texts.filter(Boolean).map((text) => [text, text.textContent]);
       this.texts.set(key, found);
       return found;
     }
@@ -148,20 +152,20 @@
     }
 
     show() {
-      for (const lit of this.svg.querySelectorAll(".steps-active, .steps-receives, .steps-edge")) {
+      for (const lit of this.figure.querySelectorAll(".steps-active, .steps-receives, .steps-edge")) {
         lit.classList.remove(...Object.values(KINDS));
       }
       const position = this.position === null ? null : this.data.positions[this.position];
-      this.svg.classList.toggle("steps-on", position !== null);
-      for (const [text, drawn] of this.texts.values()) text.textContent = drawn; // as drawn
+      const drawings = this.figure.matches("svg") ? [this.figure] : this.figure.querySelectorAll("svg");
+      for (const drawing of drawings) drawing.classList.toggle("steps-on", position !== null);
+      for (const found of this.texts.values()) for (const [text, drawn] of found) text.textContent = drawn;
       if (position !== null) {
         for (const track of position.tracks) {
           for (const [kind, className] of Object.entries(KINDS)) {
-            for (const id of track[kind]) this.ids.get(id)?.classList.add(className);
+            for (const id of track[kind]) for (const e of this.ids.get(id) ?? []) e.classList.add(className);
           }
           for (const [id, prefix, value] of track.texts) {
-            const found = this.readout(id, prefix);
-            if (found) found[0].textContent = prefix + value;
+            for (const [text] of this.readout(id, prefix)) text.textContent = prefix + value;
           }
         }
       }
@@ -181,15 +185,14 @@
       this.nextButton.disabled = this.endButton.disabled = at === this.data.steps;
     }
 
-    // On a narrow screen the figure scrolls sideways in its paragraph: if no lit node is
-    // in sight, bring the first into the middle (sideways only: the page does not move).
+    // Keep the lit node of the panel the caption is about (data.key, a track; else the
+    // first lit) in sight, in the drawing shown: sideways in the figure's paragraph, which
+    // scrolls on a narrow screen, and in the page, each only as far as needed.
     reveal() {
-      const box = this.figure, view = box.getBoundingClientRect();
-      if (box.scrollWidth <= box.clientWidth) return;
-      const lit = [...this.svg.querySelectorAll("g.steps-active")].map((g) => g.getBoundingClientRect());
-      if (!lit.length || lit.some((r) => r.left >= view.left && r.right <= view.right)) return;
-      const middle = (lit[0].left + lit[0].right) / 2 - (view.left + view.right) / 2;
-      box.scrollTo({ left: box.scrollLeft + middle, behavior: "instant" });
+      const track = this.data.positions[this.position ?? 0].tracks[this.data.key ?? 0];
+      const lit = (this.position === null ? [] : track.active).flatMap((id) => this.ids.get(id) ?? []);
+      const shown = lit.find((e) => e.getClientRects().length);
+      shown?.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
     }
   }
 
