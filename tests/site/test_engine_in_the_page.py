@@ -47,7 +47,7 @@ def test_a_class_built_over_three_chapters_runs_in_the_page_as_in_python(open_pa
         tab.locator("a.md-footer__link--next").click()  # in the same tab, and Python
         tab.wait_for_selector('body[data-chapter$="03-and-more.md"]', state="attached")
         run(tab, 9)  # print(Thing().double()): chapter 2's double, chapter 3's size
-        assert printed(tab, 9) == "42\n" and states(tab)[9] == "ran"
+        assert (printed(tab, 9), states(tab)[9]) == ("42\n", "ran"), (states(tab), failure(tab, 9))
         code(tab, 4).fill("    def size(self):\n        return None\n")  # 2 * None fails
         run(tab, 4)
         run(tab, 9)
