@@ -357,14 +357,20 @@ def test_the_math_font_served_is_cut_to_what_the_math_draws_and_keeps_its_math_t
     missing = (drawn & has) - {chr(code) for code in cut.getBestCmap()}
     assert not missing, f"the site's math font lacks {sorted(missing)}: see tools/site/mathfont.py"
     assert served.stat().st_size < whole.stat().st_size / 10, "the math font is not cut down"
-    # Its MATH table, with the sizes of the sum and the parentheses, which grow with what
-    # they hold (a display sum, \bigl( and \bigr), a fraction in parentheses).
+    # Its MATH table, with every size of the sum and the parentheses that the whole font
+    # has: they grow with what they hold (a display sum, \bigl( and \bigr), a fraction).
     assert "MATH" in cut, "the math font lost its MATH table: MathML would lay out as text"
-    variants = cut["MATH"].table.MathVariants
-    glyphs = dict(zip(variants.VertGlyphCoverage.glyphs, variants.VertGlyphConstruction))
     for char in "\u2211()":
-        sizes = glyphs[cut.getBestCmap()[ord(char)]].MathGlyphVariantRecord
-        assert len(sizes) > 2, f"the math font has {len(sizes)} sizes of {char!r}"
+        sizes = [len(_sizes(font, char)) for font in (TTFont(whole), cut)]
+        assert sizes[0] > 1 and sizes[1] == sizes[0], f"{char!r}: sizes whole, served: {sizes}"
+
+
+def _sizes(font, char: str) -> list:
+    """The sizes of ``char`` in the MATH table of ``font``, from the text size up."""
+    variants = font["MATH"].table.MathVariants
+    constructions = dict(zip(variants.VertGlyphCoverage.glyphs, variants.VertGlyphConstruction))
+    construction = constructions.get(font.getBestCmap().get(ord(char)))
+    return construction.MathGlyphVariantRecord if construction else []
 
 
 # --- Offline: links that work from disk, and the whole book on one page -----------------
