@@ -104,7 +104,8 @@ def build_small_site(folder: Path, env: dict[str, str], into="site") -> tuple[Pa
     docs = folder / "docs"
     for folder_name in ("assets", "stylesheets"):  # what mkdocs.yml's extra_css names
         shutil.copytree(ROOT / "docs" / folder_name, docs / folder_name, dirs_exist_ok=True)
-    (docs / "index.md").write_text("# Home\n\n[The chapter](01-a-chapter.md)\n")
+    # Math, so that its font is cut down to what the page shows (tools/site/mathfont.py).
+    (docs / "index.md").write_text("# Home\n\n[The chapter](01-a-chapter.md), $\\sum_i x_i$\n")
     (docs / "01-a-chapter.md").write_text(SMALL_CHAPTER)
     for name, text in GROWING_CHAPTERS.items():
         (docs / name).write_text(text)

@@ -2,8 +2,9 @@
 
 The site is built once and served once from 127.0.0.1 (tests/site/conftest.py), and opened
 in one Chromium for the whole session (a fresh context per test). Every page must load
-without console errors or failed requests, show its pictures at a real size within the
-text column, and fit a 390-pixel phone screen; opened from disk it must still navigate.
+without console errors or failed requests, weigh at most 1.2 MB before the reader reaches
+for anything, show its pictures at a real size within the text column, and fit a 390-pixel
+phone screen; opened from disk it must still navigate.
 Every request must stay on loopback: any other is refused and reported
 (tests/helpers/browser.py). The Run buttons: test_run_buttons.py and test_every_fence.py.
 
@@ -18,15 +19,17 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from tests.helpers.browser import PHONE, assert_clean
 from tests.helpers.site import ENGINE_PAGE, PAGES, SITE_PAGES, url_path
-from tools.site.learner import PAGE as LEARNER_PAGE
 from tools.site.page_data import page_fences
 
 FIGURE = re.compile(r"!\[[^\]]*\]\(figures/[\w-]+\.svg\)")
+
+PAGE_WEIGHT = 1_200_000  # bytes a page may load before any sign of intent (issue 27)
 
 # What the page shows of its pictures (svg.picture: tools/page/svg.py).
 PICTURES_JS = """
@@ -63,12 +66,20 @@ def test_page_loads_cleanly_and_fits_a_phone_screen(open_page, site_url, built_s
         assert not any("pyodide" in url for url in tab.watch.requested), (
             f"{page.name}: the Python runtime was loaded before any Run click"
         )
-        editor = any(url.endswith("/editor/editor.js") for url in tab.watch.requested)
-        learner = page.name == LEARNER_PAGE  # its own editor is there from the start
-        assert editor == learner, (
-            f"{page.name}: the code editor was {'not ' if learner else ''}loaded with the page "
-            "(notebook.js loads it when a reader reaches for a fence)"
+        assert not any(url.endswith("/editor/editor.js") for url in tab.watch.requested), (
+            f"{page.name}: the code editor was loaded with the page (notebook.js loads it when "
+            "a reader reaches for a fence, learner.js for the learner's engine)"
         )
+
+    # What a reader who only reads downloads, every file the page and its workers asked for
+    # (benchmarks/README.md: "What a page weighs"), served as the site holds it.
+    asked = {urlsplit(url).path for url in tab.watch.requested if url.startswith(site_url)}
+    files = [built_site / unquote(path).lstrip("/") for path in asked]
+    weight = sum(file.stat().st_size for file in files if file.is_file())
+    assert weight <= PAGE_WEIGHT, (
+        f"{page.name} weighs {weight / 1e6:.2f} MB before the reader reaches for anything, "
+        f"over {PAGE_WEIGHT / 1e6} MB: python -m benchmarks.page --weight says what it loads"
+    )
 
     # The same page on a phone: the layout follows the viewport, as it does on a new load.
     tab.set_viewport_size(PHONE)

@@ -1,8 +1,8 @@
-"""Learner mode in the page (chapter 16, tools/site/learner.py), in Chromium: the editor
-holds the skeleton, Check gives the terminal's table, a planted bug names its section and
-Hint gives the hints about it, one more each press,
-the book's engine passes every counted check, a broken or endless engine is reported; what
-was typed and the last table survive a reload, the download is the editor's text.
+"""Learner mode in the page (chapter 16, tools/site/learner.py), in Chromium: the skeleton
+shows, an editor once the reader reaches for it; Check gives the terminal's table, a planted
+bug names its section and Hint gives the hints about it, one more each press, the book's
+engine passes every counted check, a broken or endless engine is reported; what was typed
+and the last table survive a reload, the download is the editor's text.
 
 One page and one Python for the whole story, to keep the browser's time small; the table
 of typical bugs is tested in the terminal (tests/test_learner_bugs.py). Learner mode checks
@@ -67,8 +67,12 @@ def test_the_chapter_keeps_a_placeholder_for_readers_elsewhere(built_site):
 def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     tab = open_page(f"{site_url}/{PAGE.removesuffix('.md')}.html")
     tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+    # The skeleton shows as text; a click in it makes it the editor (loaded then), focused.
+    assert tab.locator(".learner-code").text_content() == skeleton()
+    tab.click(".learner-code")
+    tab.wait_for_function("document.activeElement?.matches('.learner .cm-content')")
     editor = tab.locator(".learner .cm-content")
-    assert editor_text(editor) == skeleton()
+    assert editor_text(editor) == skeleton() and not tab.locator(".learner-code").count()
 
     # The skeleton scores 0, in the terminal's very table (engine named as downloaded).
     mine = tmp_path / ENGINE
@@ -176,6 +180,8 @@ def test_learner_mode_shares_the_python_of_the_run_buttons(open_page, site_url):
     for visit in range(2):
         next_chapter_to(tab, ROOT / "docs" / PAGE)
         tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+        tab.hover(".learner-bar")  # the reader reaches for it (on the 2nd visit: typed in it)
+        tab.wait_for_selector(".learner .cm-editor")
         assert tab.locator(".learner .cm-editor").count() == 1, f"visit {visit + 1}"
         assert len(python_workers(tab)) == 1, f"visit {visit + 1}"
         if visit == 0:  # a chapter over the time limit ends the worker the Runs had

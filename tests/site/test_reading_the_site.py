@@ -1,7 +1,8 @@
 """The page as a reader sees it: math and figures that fit, search that reads, print and PDF.
 
-Display math that fits its column has nothing to scroll (so no scrollbar, wherever scrollbars
-are classic); on a 390 px phone every figure is within the column or scrolls inside its own
+Display math is set in the site's math font, sums with limits at their display size, and
+what fits its column has nothing to scroll (so no scrollbar, wherever scrollbars are
+classic); on a 390 px phone every figure is within the column or scrolls inside its own
 box, never drawn larger than it was drawn, the panel its caption is about on the screen,
 stepped too, and no equation is cut; the search index holds the rendered math but no
 TeX, and no figure's labels; search works opened from disk; printed, a page shows no Run bar
@@ -37,12 +38,30 @@ MATH_JS = """
 """
 
 
-def test_display_math_that_fits_has_nothing_to_scroll(open_page, site_url, built_site):
+# The math font, once loaded (the site's subset: tools/site/mathfont.py), and the height of
+# each display sum with limits, in ems: its MATH table's larger size (1.4 em), not the
+# text-size glyph (1.05 em) that a font without the table, or without its variants, gives.
+FONT_JS = """async () => {
+  await document.fonts.ready;
+  const sums = [...document.querySelectorAll("article math[display=block] munder > mo")];
+  return {faces: [...document.fonts].filter(f => f.family.includes("STIX")).map(f => f.status),
+          sums: sums.filter(mo => mo.textContent === "\u2211").map(
+            mo => mo.getBoundingClientRect().height / parseFloat(getComputedStyle(mo).fontSize))};
+}"""
+
+
+def test_display_math_is_set_in_the_math_font_and_what_fits_has_nothing_to_scroll(
+    open_page, site_url, built_site
+):
     pages = _pages_with(built_site, 'class="arithmatex"')
     assert pages, "no page has display math"
     tab = open_page(site_url + "/")
+    sums = []
     for page in pages:
         tab.goto(site_url + url_path(page))
+        font = tab.evaluate(FONT_JS)
+        assert font["faces"] == ["loaded"], f"{page.name}: the math font is {font['faces']}"
+        sums += font["sums"]
         for math in tab.evaluate(MATH_JS):
             if not math["fits"]:
                 continue
@@ -51,6 +70,7 @@ def test_display_math_that_fits_has_nothing_to_scroll(open_page, site_url, built
                 f"{math['scrolls']} px (x, y), so it shows a scrollbar where scrollbars are "
                 "classic: see div.arithmatex in docs/stylesheets/math.css"
             )
+    assert sums and min(sums) > 1.3, f"display sums {sums} em high: no MATH table variants?"
 
 
 # Each drawing shown (a figure's, or the one drawn for a phone: tools/site/figures.py).

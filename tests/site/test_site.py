@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import html as html_text
 import re
+import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
@@ -24,6 +25,7 @@ import pytest
 
 from tests.helpers.site import (
     ENGINE_PAGE,
+    MATHML_NS,
     PAGES,
     PRINT_PAGE,
     SITE_PAGES,
@@ -33,6 +35,7 @@ from tests.helpers.site import (
 )
 from tools import ROOT
 from tools.chapter import Chapter
+from tools.site.mathfont import FONT
 from tools.site.page_data import read as read_data
 from tools.site.weave import OPERATORS
 
@@ -315,6 +318,59 @@ def test_math_font_ships_with_the_site_and_math_uses_it(built_site):
         "no stylesheet of the site sets a shipped @font-face font on `math` elements: "
         "see docs/stylesheets/math.css and extra_css in mkdocs.yml"
     )
+
+
+def _italic(char: str) -> str:
+    """The letter MathML Core draws for a one-letter <mi>: its mathematical italic, from
+    the layout of Unicode's blocks (the site's own mapping is tools/site/mathfont.py's)."""
+    if char in ("h", "\u2202"):  # Planck's constant; the partial sign
+        return {"h": "\u210e", "\u2202": "\U0001d715"}[char]
+    for first, last, italic in (
+        ("a", "z", 0x1D44E),
+        ("A", "Z", 0x1D434),
+        ("\u03b1", "\u03c9", 0x1D6FC),
+        ("\u0391", "\u03a9", 0x1D6E2),
+    ):
+        if first <= char <= last:
+            return chr(italic + ord(char) - ord(first))
+    return char
+
+
+def test_the_math_font_served_is_cut_to_what_the_math_draws_and_keeps_its_math_table(
+    built_site,
+):
+    from fontTools.ttLib import TTFont  # the site extra's
+
+    whole, served = ROOT / "docs" / FONT, built_site / FONT
+    drawn = set()  # read here from the MathML's elements, token by token
+    for page in built_site.rglob("*.html"):
+        for math in MATH_ELEMENT.findall(page.read_text(encoding="utf-8")):
+            for element in ET.fromstring(math).iter():
+                tag, text = element.tag.removeprefix(MATHML_NS), element.text or ""
+                if tag != "annotation":
+                    drawn |= set(text)
+                if tag == "mi" and len(text) == 1 and "mathvariant" not in element.attrib:
+                    drawn.add(_italic(text))
+    assert {"\u2211", "\U0001d465"} <= drawn, "no sum and no italic x in the book's math?"
+    has = {chr(code) for code in TTFont(whole).getBestCmap()}
+    cut = TTFont(served)
+    missing = (drawn & has) - {chr(code) for code in cut.getBestCmap()}
+    assert not missing, f"the site's math font lacks {sorted(missing)}: see tools/site/mathfont.py"
+    assert served.stat().st_size < whole.stat().st_size / 10, "the math font is not cut down"
+    # Its MATH table, with every size of the sum and the parentheses that the whole font
+    # has: they grow with what they hold (a display sum, \bigl( and \bigr), a fraction).
+    assert "MATH" in cut, "the math font lost its MATH table: MathML would lay out as text"
+    for char in "\u2211()":
+        sizes = [len(_sizes(font, char)) for font in (TTFont(whole), cut)]
+        assert sizes[0] > 1 and sizes[1] == sizes[0], f"{char!r}: sizes whole, served: {sizes}"
+
+
+def _sizes(font, char: str) -> list:
+    """The sizes of ``char`` in the MATH table of ``font``, from the text size up."""
+    variants = font["MATH"].table.MathVariants
+    constructions = dict(zip(variants.VertGlyphCoverage.glyphs, variants.VertGlyphConstruction))
+    construction = constructions.get(font.getBestCmap().get(ord(char)))
+    return construction.MathGlyphVariantRecord if construction else []
 
 
 # --- Offline: links that work from disk, and the whole book on one page -----------------

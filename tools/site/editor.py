@@ -76,21 +76,10 @@ def install_editor(bundle: Path, site: Path) -> None:
     shutil.copyfile(bundle, folder / SCRIPT)
 
 
-def editor_urls(assets: str) -> dict[str, str]:
-    """Where the editor's script and stylesheet are, from a page whose way to assets/ is
-    ``assets``."""
-    return {"script": f"{assets}/editor/{SCRIPT}", "style": f"{assets}/editor/editor.css"}
-
-
 def editor_tags(assets: str) -> str:
     """Where a page finds the editor, as page data (page_data.py): notebook.js loads it
     when the reader first reaches for a fence (the pointer over a fence or its Run bar, the
-    focus on it, or a Run), so that a reader who only reads never loads its 380 kB."""
-    return page_data.element(editor_urls(assets), id="code-editor")
-
-
-def editor_loaded(assets: str) -> str:
-    """The editor's stylesheet and script as tags, loaded with the page: for a page whose
-    own editor is there from the start (learner mode's)."""
-    urls = editor_urls(assets)
-    return f'<link rel="stylesheet" href="{urls["style"]}"><script src="{urls["script"]}"></script>'
+    focus on it, or a Run), and learner.js for the learner's engine, so that a reader who
+    only reads never loads its 380 kB. ``assets``: the site's assets/ folder from the page."""
+    urls = {"script": f"{assets}/editor/{SCRIPT}", "style": f"{assets}/editor/editor.css"}
+    return page_data.element(urls, id="code-editor")

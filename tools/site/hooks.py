@@ -26,7 +26,7 @@ from tools.figures.from_chapters import FIGURES, nudged, recorded, with_data_in 
 from tools.notebook import import_engine  # noqa: E402
 from tools.page import steps  # noqa: E402
 from tools.page.kernel import installed  # noqa: E402
-from tools.site import editor, lab, learner, notebooks, page_data, runtime, weave  # noqa: E402
+from tools.site import editor, lab, learner, mathfont, notebooks, page_data, runtime, weave  # noqa: E402
 from tools.site.figures import inline_figures, with_data  # noqa: E402
 from tools.site.marks import label_folds, offer_download  # noqa: E402
 from tools.site.mathml import math_in_html  # noqa: E402
@@ -231,6 +231,10 @@ def on_template_context(context, template_name, config, **_):
 
 
 def on_post_build(config, **_):
+    try:
+        mathfont.install_font(Path(config["site_dir"]), Path(config["docs_dir"]))
+    except ImportError as error:
+        raise PluginError(str(error)) from None
     if _build["shim"] is not None:
         runtime.install_packages(_build["shim"], Path(config["site_dir"]))
     if _build["runtime"] is not None:

@@ -18,7 +18,6 @@ from tools.chapter import Chapter, chapters
 from tools.learn.child import DEFAULT_TIMEOUT
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
-from tools.site import editor
 from tools.site.page_data import UNSERVED
 from tools.site.page_data import element as data_element
 from tools.site.runtime import page_files, zipped
@@ -116,7 +115,6 @@ def learner_html(content: str, data: dict, assets: str) -> tuple[str, bool]:
         f"{data_element(data, class_='learner-data')}"
         f"{content[start:end]}</div>"
         f'<link rel="stylesheet" href="{html.escape(assets)}/learner/learner.css">'
-        f"{editor.editor_loaded(html.escape(assets))}"  # learner.js makes its editor at once
         f'<script src="{html.escape(assets)}/learner/learner.js"></script>'
     )
     return content[:start] + place + content[end:], True

@@ -213,16 +213,23 @@
       this.hint.hidden = true;
       root.append(intro, this.bar, this.status, host, this.caption, this.table, this.hint);
 
+      // The engine shows as text until the reader reaches for it as for a fence, or at once
+      // if the reader typed it: then it is in the editor, loaded then (as notebook.js does).
       const stored = load(STORED);
-      this.editor = CodeEditor.create(host, {
-        doc: stored === null ? data.skeleton : stored,
-        label: `Your ${data.engine} (editable)`,
-        numbered: true,
-        onChange: (text) => this.typed(text),
-      });
+      this.code = stored === null ? data.skeleton : stored;
+      this.shown = element("pre", "learner-code");
+      const code = element("code", "", this.code); // it scrolls: a tab stop, named
+      Object.assign(code, { tabIndex: 0, role: "region", ariaLabel: `Your ${data.engine}: focus it to edit it` });
+      this.shown.append(code);
+      this.editor = null;
+      host.append(this.shown);
       // Every listener goes when the page is left (setup, below).
       this.leaving = new AbortController();
       const page = { signal: this.leaving.signal };
+      const where = bookPage.data(document.getElementById("code-editor"));
+      const reach = (clicked) => this.makeEditor(host, where, clicked);
+      bookEditor.onReach(this.bar, this.shown, reach, page);
+      if (stored !== null) reach(false);
       this.checkButton.addEventListener("click", () => this.check(), page);
       // Python takes seconds to start: on the first sign that a Check is coming, start it.
       const warm = () => this.python.warm();
@@ -242,8 +249,30 @@
       root.dataset.state = "idle";
     }
 
+    makeEditor(host, where, clicked) {
+      if (this.editorWanted) return;
+      this.editorWanted = true;
+      bookEditor.load(where).then(() => {
+        if (!this.root.isConnected) return; // the page was left
+        const focused = clicked || this.shown.contains(document.activeElement);
+        this.editor = CodeEditor.create(host, {
+          doc: this.code,
+          label: `Your ${this.data.engine} (editable)`,
+          numbered: true,
+          onChange: (text) => this.typed(text),
+        });
+        this.shown.remove();
+        if (focused) this.editor.focus();
+      }, (error) => console.error(`learner: ${error.message}: the engine cannot be edited`));
+    }
+
     get text() {
-      return CodeEditor.text(this.editor);
+      return this.editor ? CodeEditor.text(this.editor) : this.code;
+    }
+
+    set text(text) {
+      if (this.editor) CodeEditor.setText(this.editor, text);
+      else this.typed((this.code = this.shown.firstChild.textContent = text));
     }
 
     typed(text) {
@@ -388,7 +417,7 @@
         `Replace the engine in the editor with ${file.name}? ` +
         "What the editor holds now is lost, unless you downloaded it.";
       if (this.text !== this.data.skeleton && this.text !== text && !confirm(ask)) return;
-      CodeEditor.setText(this.editor, text);
+      this.text = text;
       this.say(`Loaded ${file.name}.`);
     }
 
@@ -396,7 +425,7 @@
       if (this.text === this.data.skeleton) return;
       const ask = "Discard your engine and start again from the skeleton? Download it first to keep it.";
       if (!confirm(ask)) return;
-      CodeEditor.setText(this.editor, this.data.skeleton);
+      this.text = this.data.skeleton;
       this.say("The editor holds the skeleton again.");
     }
   }
@@ -409,12 +438,12 @@
   function setup() {
     if (current && !current.root.isConnected) {
       current.python.leave();
-      current.editor.destroy();
+      current.editor?.destroy();
       current.leaving.abort();
       current = null;
     }
     const root = document.querySelector(".learner");
-    if (!root || root.dataset.state || typeof CodeEditor === "undefined") return;
+    if (!root || root.dataset.state || !window.bookEditor) return;
     current = new Learner(root);
   }
 

@@ -93,6 +93,15 @@
     },
   };
 
+  // The reader reaches for code: the pointer over its bar, the focus on the bar or in the
+  // code (reach(false)), a click in the code (reach(true)). Learner mode's too.
+  function onReach(bar, code, reach, options) {
+    for (const [node, event] of [[bar, "pointerenter"], [bar, "focusin"], [code, "focusin"]]) {
+      node.addEventListener(event, () => reach(false), options);
+    }
+    code.addEventListener("pointerdown", () => reach(true), options);
+  }
+
   // A reader's edits, kept in this browser across reloads: for each chapter, the edited
   // code by fence name (tools/site/fences.py names them). Storage may be refused (a private
   // window, a full disk): the edits then last as long as the page.
@@ -532,14 +541,11 @@
       document.body.dataset.notebook = "idle"; // "running" while a Run is in progress
       document.body.dataset.chapter = this.chapter; // whose Run buttons are on the page
       if (Object.keys(this.edits).length) this.wantEditors(); // show the reader's edits
-      const warm = () => this.warm();
       for (const cell of this.cells) {
         if (!cell.bar || cell.fence.blocked) continue;
-        cell.bar.addEventListener("pointerenter", warm, this.listening);
-        cell.bar.addEventListener("focusin", warm, this.listening);
-        cell.block.addEventListener("focusin", warm, this.listening); // the fence's editor
         // A click in the book's code, before the editors are made: that one first, focused.
-        cell.block.addEventListener("pointerdown", () => this.wantEditors(cell), this.listening);
+        const reach = (clicked) => (clicked ? this.wantEditors(cell) : this.warm());
+        onReach(cell.bar, cell.block, reach, this.listening);
       }
     }
 
@@ -811,7 +817,9 @@
 
   // For learner mode (docs/assets/learner/learner.js) and the lab (docs/assets/lab/lab.js):
   // the same Python, not a second one; the lab also reads the page's fences as edited.
+  // Learner mode loads the same editor, when the reader reaches for it as for a fence.
   window.bookPython = python;
+  window.bookEditor = { load: (where) => editorScript.load(where), onReach };
   python.page = () => (current ? { data: current.page, codes: current.codes() } : null);
 
   bookPage.onPage(setup); // docs/assets/page/page.js
