@@ -42,7 +42,7 @@ def test_every_graph_figure_of_the_book_is_drawn_live_and_counted_right(at_figur
         assert made["too_big"] is None and boxes <= live.MAX_NODES
         assert made["dot"] == FIGURES[name].draw(at_figures[name])
         stepped = FIGURES[name].steps
-        expected = stepped and steps.page_data(name, stepped(at_figures[name]))
+        expected = stepped and steps.page_data(name, stepped(at_figures[name]), FIGURES[name].key)
         assert made["steps"] == (expected or None), f"{name}: not the build's step data"
 
 

@@ -448,7 +448,9 @@ def test_each_stepped_figure_carries_its_recorded_steps_and_the_print_page_none(
         assert len(found) == 1, f"{page.name}: {len(found)} step data for {name}'s SVG"
         assert f'</svg><span class="page-data" hidden data-steps="{name}"' in html, name
         [data] = found
-        assert data == page_data(name, tracks), f"{page.name}: {name}'s steps are stale"
+        assert data == page_data(name, tracks, FIGURES[name].key), (
+            f"{page.name}: {name}'s steps are stale"
+        )
         assert html.index(f'id="{name}-graph0"') < html.index(f'data-steps="{name}"')
     printed = (built_site / PRINT_PAGE).read_text(encoding="utf-8")
     assert "data-steps=" not in printed, f"{PRINT_PAGE} shows the figures as drawn, unstepped"
