@@ -1,7 +1,9 @@
 """Fixtures of the site's tests: the site, built once per session, and one browser.
 
 Every test in this folder builds, serves or opens the site, so each is marked `site`:
-`python3 tools/dev.py check` (-m "not site") leaves them out.
+`python3 tools/dev.py check` (-m "not site") leaves them out. Those that drive Chromium are
+also marked `browser`: what they test runs in the page (its JavaScript, and Pyodide's
+Python), not in the Python that runs pytest, so .ci/run leaves them out on the oldest one.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if HERE in item.path.parents:
             item.add_marker("site")
+            if "browser" in item.fixturenames:  # it drives Chromium (open_page needs it too)
+                item.add_marker("browser")
 
 
 def build_site(site: Path) -> subprocess.CompletedProcess:
