@@ -48,19 +48,19 @@ def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
     """
     cells = Chapter.read(chapter).cells
     refers = set(engine) if any(cell.fence.is_engine for cell in cells) else set()
-    counted, modules = set(), set()  # modules: `math.isclose(x.grad, 1)` changes no `math`
+    counted, modules = set(), set()
     for index, cell in enumerate(cells):
         if cell.fence.is_engine:
             continue
         runs = not cell.fence.steps  # does not parse
         for step in cell.fence.steps:
-            modules |= step.modules
+            changed = _changed(step, modules)
             if step.defines:  # binds a function or class; its body runs when called
                 (refers.add if step.free & refers else refers.discard)(step.defines)
                 continue
             if step.free & refers:
                 runs = True
-                refers |= step.bound | (step.changed - modules)
+                refers |= step.bound | changed
             else:
                 refers -= step.bound
             if "micrograd" in step.imports:
@@ -68,6 +68,14 @@ def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
         if runs:
             counted.add(index)
     return frozenset(counted)
+
+
+def _changed(step: Names, modules: set[str]) -> frozenset[str]:
+    """The names ``step`` may change (``Names.changed``), but the modules imported so far,
+    to which ``modules`` adds the step's own: ``math.isclose(x.grad, 1)`` changes no
+    ``math``."""
+    modules |= step.modules
+    return step.changed - modules
 
 
 @one_at_a_time
@@ -81,7 +89,7 @@ def names_used(chapter: Path) -> tuple[dict[str, int], ...]:
     names, directly or through others, wait on it (``run_chapter``); every other check
     runs. A cell that does not parse reads nothing, and fails alone."""
     last: dict[str, int] = {}  # name -> the latest cell that bound or changed it
-    found, modules = [], set()  # a module's functions, called, do not change it
+    found, modules = [], set()
     for index, cell in enumerate(Chapter.read(chapter).cells):
         used, made = {}, set()
         for step in cell.fence.steps:
@@ -92,9 +100,8 @@ def names_used(chapter: Path) -> tuple[dict[str, int], ...]:
         if cell.fence.is_engine:  # the engine's names are there from the start
             continue
         for step in cell.fence.steps:  # a def binds its name alone, not what its body does
-            modules |= step.modules
             binds = {step.defines} if step.defines else step.bound
-            last.update(dict.fromkeys(binds | (step.changed - modules), index))
+            last.update(dict.fromkeys(binds | _changed(step, modules), index))
     return tuple(found)
 
 

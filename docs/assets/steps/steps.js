@@ -189,9 +189,9 @@
     // first lit) in sight, in the drawing shown: sideways in the figure's paragraph, which
     // scrolls on a narrow screen, and in the page, each only as far as needed.
     reveal() {
-      const track = this.data.positions[this.position ?? 0].tracks[this.data.key ?? 0];
-      const lit = (this.position === null ? [] : track.active).flatMap((id) => this.ids.get(id) ?? []);
-      const shown = lit.find((e) => e.getClientRects().length);
+      if (this.position === null) return;
+      const track = this.data.positions[this.position].tracks[this.data.key ?? 0];
+      const shown = track.active.flatMap((id) => this.ids.get(id) ?? []).find((e) => e.getClientRects().length);
       shown?.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
     }
   }
