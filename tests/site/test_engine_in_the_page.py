@@ -49,6 +49,11 @@ def test_a_class_built_over_three_chapters_runs_in_the_page_as_in_python(open_pa
         run(tab, 9)  # print(Thing().double()): chapter 2's double, chapter 3's size
         assert (printed(tab, 9), states(tab)[9]) == ("42\n", "ran"), (states(tab), failure(tab, 9))
         code(tab, 4).fill("    def size(self):\n        return None\n")  # 2 * None fails
+        # Instant navigation replaced the head's links: the editors' stylesheet is back, and
+        # each fence shows its code once, in its editor (else the Run buttons move under the
+        # pointer as the editors are made).
+        tab.wait_for_function("document.querySelectorAll('.notebook-editor').length === 2")
+        assert tab.locator(".notebook-editable > pre:visible").count() == 0
         run(tab, 4)
         run(tab, 9)
         assert states(tab)[9] == "failed"

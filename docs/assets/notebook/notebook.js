@@ -68,30 +68,43 @@
     }
   }
 
-  // The code editor (CodeMirror 6, window.CodeEditor), loaded once for the visit, when a
-  // reader first reaches for a fence; `where` is the page's #code-editor data: {script, style}.
+  // The code editor (CodeMirror 6, window.CodeEditor) and its stylesheet, loaded when the
+  // reader first reaches for code; `where` is the page's #code-editor data: {script, style}.
+  // The script stays for the visit. The stylesheet is put back on every page that asks,
+  // since instant navigation replaces the head's links; the editors wait until it applies
+  // (without it, a fence shows its code twice, and the blocks below move under the pointer).
   const editorScript = {
-    loading: null,
+    loading: null, // the script's load
+    style: null, // the stylesheet's <link>, and its load
+    styled: null,
     load(where) {
-      if (typeof CodeEditor !== "undefined") return Promise.resolve();
-      if (this.loading) return this.loading;
-      const style = element("link");
-      style.rel = "stylesheet";
-      style.href = new URL(where.style, location.href).href;
-      document.head.append(style);
-      this.loading = new Promise((resolve, reject) => {
+      if (!this.style?.isConnected) {
+        this.style = element("link");
+        this.style.rel = "stylesheet";
+        this.style.href = new URL(where.style, location.href).href;
+        this.styled = loaded(this.style);
+        document.head.append(this.style);
+      }
+      if (!this.loading) {
         const script = element("script");
         script.src = new URL(where.script, location.href).href;
-        script.onload = () => resolve();
-        script.onerror = () => {
+        this.loading = loaded(script).catch((error) => {
           this.loading = null;
-          reject(new Error(`the code editor (${where.script}) did not load`));
-        };
+          throw error;
+        });
         document.head.append(script);
-      });
-      return this.loading;
+      }
+      return Promise.all([this.loading, this.styled]);
     },
   };
+
+  // The load of one of the code editor's files (its <script> or <link>), as a promise.
+  const loaded = (node) =>
+    new Promise((resolve, reject) => {
+      node.addEventListener("load", () => resolve(), { once: true });
+      const what = node.src || node.href;
+      node.addEventListener("error", () => reject(new Error(`the code editor (${what}) did not load`)), { once: true });
+    });
 
   // The reader reaches for code: the pointer over its bar, the focus on the bar or in the
   // code (reach(false)), a click in the code (reach(true)). Learner mode's too.
