@@ -33,12 +33,32 @@ def test_the_drawings_for_a_phone_are_what_the_chapters_draw(redrawn):
     """<name>.narrow.svg: a graph drawn again for a narrow screen (from_chapters.narrow)."""
     expected = sorted(name for name in redrawn if name.endswith(NARROW))
     committed = sorted(file.name.removesuffix(".svg") for file in FOLDER.glob(f"*{NARROW}.svg"))
-    assert committed == expected, "run `python3 tools/dev.py figures` (and delete the others)"
+    assert committed == expected, "run `python3 tools/dev.py figures`: it deletes the others"
     assert {"03-careless-walk" + NARROW, "06-dot" + NARROW} <= set(expected)
     for name in expected:
         assert path(name).read_text(encoding="utf-8") == redrawn[name], (
             f"{path(name).relative_to(ROOT)} is stale: run `python3 tools/dev.py figures`"
         )
+
+
+def test_the_command_deletes_a_drawing_no_chapter_makes_and_check_names_it(
+    tmp_path, monkeypatch, capsys
+):
+    """A figure taken out, or one that now fits a phone: its file is left over. `figures
+    --check` names it and fails; `figures` deletes it, and keeps the drawn ones."""
+    from tools.figures import __main__ as command
+
+    monkeypatch.setattr(command, "FOLDER", tmp_path)
+    monkeypatch.setattr(command, "path", lambda name: tmp_path / f"{name}.svg")
+    monkeypatch.setattr(command, "drawn", lambda: {"01-kept": "<svg/>\n"})
+    monkeypatch.setattr(command, "recorded", dict)
+    kept, left = tmp_path / "01-kept.svg", tmp_path / f"01-kept{NARROW}.svg"
+    kept.write_text("<svg/>\n", encoding="utf-8")
+    left.write_text("<svg/>\n", encoding="utf-8")
+    assert command.main(["--check"]) == 1 and left.exists()
+    assert f"stale: {left.as_posix()}" in capsys.readouterr().out
+    assert command.main([]) == 0 and not left.exists() and kept.exists()
+    assert command.main(["--check"]) == 0
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

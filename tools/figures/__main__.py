@@ -1,7 +1,8 @@
 """Redraw the book's figures (docs/figures/*.svg) from the chapters: the command.
 
     python3 tools/dev.py figures            redraw the figures whose files are missing or stale,
-                                            and rewrite the step tables under stepped figures
+                                            delete those no chapter draws any more, and
+                                            rewrite the step tables under stepped figures
     python3 tools/dev.py figures --check    exit 1 and name the stale figures and tables
 
 The figures are tools/page/graphs.py's and plots.py's; the step tables, step_tables.py's.
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 from tools import DOCS, relative
-from tools.figures.from_chapters import FIGURES, drawn, path, recorded
+from tools.figures.from_chapters import FIGURES, FOLDER, drawn, path, recorded
 from tools.figures.step_tables import steps_block, with_step_tables
 
 
@@ -32,8 +33,16 @@ def main(argv: list[str] | None = None) -> int:
                 file.write_text(text, encoding="utf-8", newline="\n")
                 print(f"figures: {done} {relative(file)}")
 
-    for name, text in drawn().items():
+    figures = drawn()
+    for name, text in figures.items():
         bring_up_to_date(path(name), text, "drew")
+    # Every file of the folder is drawn here: one no chapter draws is left over (a figure
+    # taken out, or one that now fits a phone's column without a drawing of its own).
+    for file in sorted(set(FOLDER.glob("*.svg")) - {path(name) for name in figures}):
+        stale.append(file)
+        if not args.check:
+            file.unlink()
+            print(f"figures: deleted {relative(file)}, which no chapter draws")
     tables: dict[Path, dict[str, str]] = {}
     for name, tracks in recorded().items():
         tables.setdefault(DOCS / FIGURES[name].chapter, {})[name] = steps_block(tracks)
