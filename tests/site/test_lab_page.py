@@ -74,7 +74,8 @@ def test_the_book_settings_give_the_chapters_losses_and_pause_stops(tab, book): 
     assert stepped["step"] == paused["step"] + 1 and stepped["losses"][:-1] == paused["losses"]
     now = tab.locator(".lab-now").text_content()
     assert now == stepped["status"] and now.startswith(f"{stepped['step']} of 100 steps done.")
-    assert tab.locator(".lab-status").text_content() == now  # told to screen readers
+    assert tab.locator(".lab-status").text_content() == now  # told to screen readers,
+    assert tab.locator(".lab-status").bounding_box()["height"] <= 1  # and not shown twice
     assert tab.locator(".lab-boundary rect").count() > 0
     assert tab.locator(".lab-network line").count() == 2 * 16 + 16 * 16 + 16
     assert len(python_workers(tab)) == 1 and requests_for(tab, "pyodide.asm.wasm") == 1

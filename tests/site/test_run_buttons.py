@@ -342,6 +342,7 @@ def test_run_all_shows_progress_and_stops_restart_and_leaving_the_page_are_said(
     run(tab, diamond["line"])
     said = tab.locator(".notebook-announce").text_content()
     assert said.startswith(f"Fence at line {diamond['line'] - 1}: ran."), said
+    assert tab.locator(".notebook-announce").bounding_box()["height"] <= 1  # said, not shown
     figure = '.steps[data-figure="03-careless-walk"]'
     tab.locator(f"{figure} svg[data-live=yes]").wait_for()
     tab.locator(".notebook-restart").click()  # the book's figure is back with a fresh start

@@ -64,7 +64,7 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
         "show the gradients, not the weights</label></div>"
         f'<div class="lab-buttons" role="toolbar" aria-label="Training">{buttons}</div>'
         '<p class="lab-now">The lab has not started: Train, Step or Reset starts it.</p>'
-        '<p class="lab-status" role="status" aria-live="polite"></p>'
+        '<p class="lab-status visually-hidden" role="status" aria-live="polite"></p>'
         '<p class="lab-problem" role="alert" hidden></p>'
         '<div class="lab-panels">'
         '<figure class="lab-panel"><div class="lab-curves-here"></div><figcaption>'

@@ -636,8 +636,8 @@
       stop.hidden = true;
       this.stopAll = stop;
       this.toolsStatus = element("span", "notebook-status"); // how far Run all has come
-      // What a Run ends with, for screen readers (visually hidden).
-      this.announcer = element("div", "notebook-announce");
+      // What a Run ends with, for screen readers (not shown).
+      this.announcer = element("div", "notebook-announce visually-hidden");
       this.announcer.setAttribute("role", "status");
       const restart = button("notebook-restart", "↻ Restart", "Forget what ran: the next Run starts from the top");
       const resetAll = button("notebook-reset-all", "↺ Reset all", "Put back the book's code in every fence");
