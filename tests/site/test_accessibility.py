@@ -73,12 +73,16 @@ def violations(tab, axe_source: str) -> list[str]:
 
 def make_editors(tab) -> None:
     """Reach for the page's first fence, as a reader's click does, and wait for every
-    runnable fence's editor (no Python starts: only the pointer over a Run bar does that)."""
+    runnable fence's editor. The click focuses the code, which starts Python as it would for
+    a reader; nothing here runs, so Python is stopped as a fence's Stop stops it (the page
+    then looks as before the click: the worker's start is about 8 s of CPU, spent for
+    nothing, while axe-core runs)."""
     runnable = tab.locator(".notebook-bar:not(.notebook-blocked)").count()
     if not runnable:
         return
     tab.locator("article div.language-python.highlight").first.dispatch_event("pointerdown")
     tab.wait_for_function(f"document.querySelectorAll('.notebook-editor').length >= {runnable}")
+    tab.evaluate("bookPython.worker && bookPython.stop()")
 
 
 @pytest.mark.parametrize("page", SITE_PAGES, ids=[page.name for page in SITE_PAGES])
