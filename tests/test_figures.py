@@ -8,7 +8,15 @@ from xml.etree import ElementTree
 import pytest
 
 from tools import ROOT
-from tools.figures.from_chapters import FIGURES, FOLDER, NARROW, drawn, path, svg_from_dot
+from tools.figures.from_chapters import (
+    FIGURES,
+    FOLDER,
+    NARROW,
+    drawn,
+    path,
+    standalone,
+    svg_from_dot,
+)
 from tools.site.figures import inline
 
 
@@ -45,19 +53,24 @@ def test_the_command_deletes_a_drawing_no_chapter_makes_and_check_names_it(
     tmp_path, monkeypatch, capsys
 ):
     """A figure taken out, or one that now fits a phone: its file is left over. `figures
-    --check` names it and fails; `figures` deletes it, and keeps the drawn ones."""
+    --check` names it and fails; `figures` deletes it, and keeps the drawn ones. A file
+    that is not a drawing of ours (an author's own) is named and kept."""
     from tools.figures import __main__ as command
 
+    ours = standalone('<svg class="picture"><g/></svg>', "01-kept")
     monkeypatch.setattr(command, "FOLDER", tmp_path)
     monkeypatch.setattr(command, "path", lambda name: tmp_path / f"{name}.svg")
-    monkeypatch.setattr(command, "drawn", lambda: {"01-kept": "<svg/>\n"})
+    monkeypatch.setattr(command, "drawn", lambda: {"01-kept": ours})
     monkeypatch.setattr(command, "recorded", dict)
     kept, left = tmp_path / "01-kept.svg", tmp_path / f"01-kept{NARROW}.svg"
-    kept.write_text("<svg/>\n", encoding="utf-8")
-    left.write_text("<svg/>\n", encoding="utf-8")
+    theirs = tmp_path / "sketch.svg"
+    kept.write_text(ours, encoding="utf-8")
+    left.write_text(ours, encoding="utf-8")
+    theirs.write_text("<svg/>\n", encoding="utf-8")
     assert command.main(["--check"]) == 1 and left.exists()
-    assert f"stale: {left.as_posix()}" in capsys.readouterr().out
-    assert command.main([]) == 0 and not left.exists() and kept.exists()
+    said = capsys.readouterr().out
+    assert f"stale: {left.as_posix()}\n" in said and "sketch.svg is not a drawing of ours" in said
+    assert command.main([]) == 0 and not left.exists() and kept.exists() and theirs.exists()
     assert command.main(["--check"]) == 0
 
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from tools import DOCS, relative
-from tools.figures.from_chapters import FIGURES, FOLDER, drawn, path, recorded
+from tools.figures.from_chapters import FIGURES, FOLDER, STANDALONE_STYLE, drawn, path, recorded
 from tools.figures.step_tables import steps_block, with_step_tables
 
 
@@ -36,9 +36,13 @@ def main(argv: list[str] | None = None) -> int:
     figures = drawn()
     for name, text in figures.items():
         bring_up_to_date(path(name), text, "drew")
-    # Every file of the folder is drawn here: one no chapter draws is left over (a figure
-    # taken out, or one that now fits a phone's column without a drawing of its own).
+    # A drawing of ours that no chapter makes now is left over (a figure taken out, or one
+    # that now fits a phone's column without a drawing of its own). Any other file is not
+    # ours to delete: it is named, and kept.
     for file in sorted(set(FOLDER.glob("*.svg")) - {path(name) for name in figures}):
+        if STANDALONE_STYLE not in file.read_text(encoding="utf-8", errors="replace"):
+            print(f"figures: {relative(file)} is not a drawing of ours: left as it is")
+            continue
         stale.append(file)
         if not args.check:
             file.unlink()
