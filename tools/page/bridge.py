@@ -36,7 +36,7 @@ def open_chapter(page: str, engine: str) -> Notebook:
 
 
 def run(notebook: Notebook, target: int, codes: str, all: bool, tell: Callable[[str], object]):
-    """Run the chapter as the reader asked (``codes``: JSON, each runnable cell's code in the
-    editor, by index), each event told as JSON text."""
+    """Run the chapter as the reader asked (``codes``: JSON, the code of each cell the
+    reader edited, by index), each event told as JSON text."""
     edited = {int(index): code for index, code in json.loads(codes).items()}
     notebook.run(target, edited, all=all, tell=lambda event: tell(json.dumps(event)))

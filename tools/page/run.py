@@ -54,7 +54,7 @@ class Outcome:
     printed: str = ""
     report: str | None = None  # for failed and differs: chapter:line: Type: message, ...
     error: BaseException | None = None
-    code: str | None = None  # the code it ran
+    edited: bool = False  # it ran a reader's code, not the book's
 
 
 def shown(printed: str) -> str:
@@ -138,7 +138,8 @@ class Notebook:
         tell: Tell | None = None,
     ) -> Outcome:
         """Run cell ``target`` as a notebook does (see the module's docstring), each cell
-        with its code in ``codes`` if given there, else the book's."""
+        with the book's code, or the reader's edit of it in ``codes`` (by index): what
+        ``codes`` holds is edited, whatever it is, as the page decides."""
         tell = tell or (lambda event: None)
         codes = codes or {}
         if all:
@@ -164,8 +165,7 @@ class Notebook:
             tell({"kind": "waiting", "index": target, "status": status})
         for k, index in enumerate(runnable):
             self.next = max(self.next, index + 1)
-            code = codes.get(index, self.cells[index].code)
-            outcome = self._run_cell(index, code, (k + 1, len(runnable)), all, tell)
+            outcome = self._run_cell(index, codes.get(index), (k + 1, len(runnable)), all, tell)
             if outcome.state == "failed":
                 where = self.failed_at(index)
                 for later in runnable[k + 1 :]:
@@ -177,20 +177,20 @@ class Notebook:
             self.next = max(self.next, target + 1)
         return self.outcomes[target]
 
-    def _run_cell(self, index: int, code: str, place: tuple[int, int], all: bool, tell: Tell):
+    def _run_cell(self, index: int, edit: str | None, place: tuple[int, int], all, tell: Tell):
         cell = self.cells[index]
+        code = cell.code if edit is None else edit
         k, n = place
         status = f"running fence {k} of {n}…" if n > 1 else "running…"
         tell({"kind": "running", "index": index, "status": status})
         printed = Printed(lambda text: tell({"kind": "print", "index": index, "text": text}))
-        outcome = Outcome("ran", code=code)
+        outcome = Outcome("ran", edited=edit is not None)
         try:
             self.kernel.run(code, cell.line, cell.engine, printed)
         except BaseException as error:  # a fence may raise anything; the caller re-raises
             outcome = Outcome("failed", error=error, report=self.kernel.report(error))
         outcome.printed = printed.getvalue()
-        book = code.rstrip() == cell.code.rstrip()
-        why = mismatch(self.chapter, cell, outcome.printed, self.remedy) if book else None
+        why = None if outcome.edited else mismatch(self.chapter, cell, outcome.printed, self.remedy)
         if outcome.state == "ran" and why and self.check_outputs:
             outcome.state = "differs" if all else "failed"
             where, _, rest = why.partition(": ")  # the report names the error, as for others
@@ -216,11 +216,7 @@ class Notebook:
             tell({"kind": "graphs", "index": index, "text": outcome.printed})
         line = self.cells[index].line
         following = self.cells[index + 1].line if index + 1 < len(self.cells) else float("inf")
-        live = any(
-            o.code is not None and o.code.rstrip() != self.cells[i].code.rstrip()
-            for i, o in self.outcomes.items()
-            if i <= index
-        )
+        live = any(o.edited for i, o in self.outcomes.items() if i <= index)
         for name, shown_at in self.figures:
             if line <= shown_at <= following:
                 tell({"kind": "figure", "name": name, "live": live})

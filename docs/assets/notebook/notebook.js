@@ -742,10 +742,11 @@
       kept.write(this.chapter, this.edits);
     }
 
-    // The code in each fence's editor, by index: the reader's edits.
+    // The reader's edits, by fence index: what this page marks "edited" is what Python
+    // runs as the reader's code (tools/page/run.py compares it with nothing).
     codes() {
       const codes = {};
-      for (const c of this.cells) if (c.editor) codes[c.index] = c.text;
+      for (const c of this.cells) if (c.kept !== null) codes[c.index] = c.text;
       return codes;
     }
 

@@ -13,7 +13,7 @@
 // on lays out the DOT that Python hands it, with the attributes of the book's figures.
 //
 // Messages in:  {kind: "open", page}  a fresh namespace for the chapter (page: its fence data, JSON)
-//               {kind: "run", target, codes, all}  codes: JSON, the editors' code by index
+//               {kind: "run", target, codes, all}  codes: JSON, the edited fences' code by index
 // Messages out: {kind: "loading", step, of, what, received, expected}  how far loading
 //                                  Python has come (received of expected bytes fetched)
 //               {kind: "ready"}  Python is loaded
