@@ -28,12 +28,8 @@ from tools.chapter import Chapter, chapter_number, chapters
 from tools.learn.best import record_path
 from tools.learn.child import DEFAULT_TIMEOUT, check, run_in_child
 from tools.learn.counted import engine_checks, engine_names
-from tools.learn.places import (
-    MISTAKES_SHOWN,
-    book_definitions,
-    chapters_named,
-    heading_above,
-)
+from tools.learn.hints import book_hints, section_linked
+from tools.learn.places import book_definitions, chapters_named, heading_above
 from tools.learn.skeleton import SkeletonExistsError, write_skeleton
 from tools.learn.table import ChapterResult, Failure, progress_table
 from tools.learner import main
@@ -230,17 +226,19 @@ def test_the_rule_follows_names_through_a_chapter(tmp_path):
     assert sorted(engine_checks(chapter, frozenset({"Value"}))) == [3, 4, 8, 9]
 
 
-def test_each_mistake_shown_is_a_section_of_the_book_that_redoes_the_function():
-    for name, sections in MISTAKES_SHOWN.items():
+def test_each_worked_example_a_hint_links_is_a_section_that_redoes_its_function():
+    """The hint's link is where Read next sends a learner to see the mistake caught: the
+    section it names must hold code that makes the function again."""
+    linked = {name: section_linked(said) for name, said in book_hints().items()}
+    linked = {name: found for name, found in linked.items() if found is not None}
+    assert {"Value._backward", "Value.backward", "Value.tanh", "graph_dot"} <= set(linked)
+    for name, (path, line) in linked.items():
         assert name in book_definitions(), name
-        for file, heading in sections:
-            chapter = Chapter.read(ROOT / "docs" / file)
-            (found,) = [h for h in chapter.headings if h.text == heading]
-            following = [h.line for h in chapter.headings if h.line > found.line]
-            end = min(following, default=len(chapter.lines) + 1)
-            code = "".join(f.code for f in chapter.fences if found.line < f.line < end)
-            method = name.split(".")[-1].strip("_")
-            assert method in code, (name, file, heading)
+        chapter = Chapter.read(path)
+        end = min([h.line for h in chapter.headings if h.line > line], default=len(chapter.lines))
+        code = "".join(f.code for f in chapter.fences if line < f.line < end)
+        method = name.split(".")[-1].strip("_")
+        assert method in code, (name, path.name, line)
 
 
 def test_a_long_message_loses_its_middle_never_its_last_line():

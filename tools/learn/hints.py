@@ -60,6 +60,14 @@ def plain(hint: Hint) -> str:
     return _STRONG.sub(lambda m: m["text"] or m["em"], text)
 
 
+def worked(name: str, docs: Path = DOCS) -> str | None:
+    """Where the book works through a mistake in ``name``, caught (the section its hint
+    links to), as the table names places; None if its hint links to no section."""
+    said = book_hints(docs).get(name)
+    found = section_linked(said) if said is not None else None
+    return where_in_book(found[0], found[1] + 1) if found else None
+
+
 def hint(name: str, level: int, docs: Path = DOCS) -> list[str]:
     """Hint ``level`` (1 to LEVELS) about the engine's function ``name``, as lines."""
     definition = book_definitions(docs).get(name)
@@ -71,8 +79,8 @@ def hint(name: str, level: int, docs: Path = DOCS) -> list[str]:
         return [f"{head} read {where_in_book(definition.chapter, definition.line)}."]
     if level == 2 and said is not None:
         return [f"{head} {plain(said)}"]
-    worked = section_linked(said) if said is not None else None
-    if worked is not None:
-        return [f"{head} the worked example, {where_in_book(worked[0], worked[1] + 1)}."]
+    example = worked(name, docs)
+    if example is not None:
+        return [f"{head} the worked example, {example}."]
     place = relative(definition.chapter, docs.parent)
     return [f"{head} the book's own code ({place}):", *definition.source.rstrip().splitlines()]

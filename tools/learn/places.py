@@ -68,25 +68,6 @@ def book_definitions(docs: Path = DOCS) -> dict[str, Definition]:
     return found
 
 
-# Where the book shows a mistake in a function made and caught, beyond the section that
-# builds it (tested: each section exists, and shows the function's mistake).
-MISTAKES_SHOWN = {
-    "Value._backward": [("03-backward.md", "Accumulate, never assign")],
-    "Value.backward": [("03-backward.md", "2. Find the bug: a backward that forgot to reverse")],
-    "Value.tanh": [("04-the-other-operations.md", "3. Find the bug")],
-}
-
-
-def mistake_sections(name: str, docs: Path = DOCS) -> list[str]:
-    """``where_in_book`` for each section that shows a mistake in ``name`` caught."""
-    found = []
-    for file, heading in MISTAKES_SHOWN.get(name, []):
-        chapter = Chapter.read(docs / file)
-        line = next(h.line for h in chapter.headings if h.text == heading)
-        found.append(where_in_book(chapter.path, line + 1))
-    return found
-
-
 def chapters_named(names: list[str], docs: Path = DOCS) -> list[Path]:
     """Chapters by number ("2" or "02") or by the start of the file name ("appendix"), in
     reading order; all chapters with checks if ``names`` is empty."""

@@ -10,7 +10,8 @@ from pathlib import Path
 from tools import ROOT, relative
 from tools.chapter import Chapter
 from tools.learn.counted import engine_checks, engine_names
-from tools.learn.places import book_definitions, heading_above, mistake_sections, where_in_book
+from tools.learn.hints import worked
+from tools.learn.places import book_definitions, heading_above, where_in_book
 
 SHOWN_MESSAGE_LINES = 30  # of a failure's message; a longer one loses its middle
 
@@ -226,8 +227,9 @@ def _places(found: list[tuple[ChapterResult, int]]) -> list[str]:
 
 def read_next(result: ChapterResult) -> list[str]:
     """Where to read before fixing the first failing check: the section that builds the
-    function to fix (``Failure.fix``), and the sections that show its mistakes caught
-    (``MISTAKES_SHOWN``); without a function to blame, the failing check's own section.
+    function to fix (``Failure.fix``), and the section that shows a mistake in it caught
+    (its hint's worked example); without a function to blame, the failing check's own
+    section.
     Then the check's line, the whole message (a long one cut in its middle), and what
     the check printed before it failed."""
     failure, chapter = result.failure, result.chapter
@@ -238,9 +240,9 @@ def read_next(result: ChapterResult) -> list[str]:
     else:
         builds = where_in_book(definition.chapter, definition.line)
         out = [f"Read next: {builds}, which builds {failure.fix}, the function to fix."]
-        shown = mistake_sections(failure.fix)
+        shown = worked(failure.fix)
         if shown:
-            out.append(f"Mistakes in {failure.fix}, shown and caught: {'; '.join(shown)}.")
+            out.append(f"A mistake in {failure.fix}, shown and caught: {shown}.")
     source = chapter.read_text(encoding="utf-8").splitlines()[failure.line - 1]
     place = f"{relative(chapter, ROOT)}:{failure.line}"
     if definition is not None:
