@@ -26,6 +26,7 @@ def redrawn() -> dict[str, str]:
     return drawn()
 
 
+@pytest.mark.heavy  # the chapters run again, to draw
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_committed_figure_is_what_its_chapter_draws(name, redrawn):
     figure, file = FIGURES[name], path(name)
@@ -37,6 +38,7 @@ def test_committed_figure_is_what_its_chapter_draws(name, redrawn):
     )
 
 
+@pytest.mark.heavy  # the chapters run again, to draw
 def test_the_drawings_for_a_phone_are_what_the_chapters_draw(redrawn):
     """<name>.narrow.svg: a graph drawn again for a narrow screen (from_chapters.narrow)."""
     expected = sorted(name for name in redrawn if name.endswith(NARROW))

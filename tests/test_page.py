@@ -1,4 +1,4 @@
-"""The site's Run buttons, short of a browser (tests/site/test_browser.py runs them in Chromium).
+"""The site's Run buttons, short of a browser (tests/site/test_run_buttons.py: in Chromium).
 
 Which fences the page cannot run (a rule, not a list), the page's pytest.raises against
 pytest's own, the kernel's failure reports, and the pinned runtime's integrity check and

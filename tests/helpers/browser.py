@@ -1,6 +1,6 @@
 """Driving the built site in Chromium: what a clean page is, and a fence's Run bar.
 
-The browser tests (tests/site/test_browser.py, test_run_buttons.py,
+The browser tests (tests/site/test_every_page.py, test_run_buttons.py,
 test_engine_in_the_page.py, test_every_fence.py) share these; their fixtures (browser,
 open_page, site_url, runtime) are in tests/site/conftest.py.
 """

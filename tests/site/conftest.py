@@ -120,24 +120,34 @@ def runtime(built_site) -> None:
         pytest.skip(reason)
 
 
+def open_tab(browser, url: str, *, dark: bool = False, phone: bool = False):
+    """A page opened in a fresh browser context (closed with ``tab.context.close()``), its
+    requests and errors kept in ``tab.watch`` (tests/helpers/browser.py)."""
+    context = browser.new_context(
+        color_scheme="dark" if dark else "light",
+        viewport=PHONE if phone else DESKTOP,
+    )
+    context.set_default_timeout(30_000)
+    watch = Watch(context)
+    page = context.new_page()
+    page.watch = watch
+    try:
+        page.goto(url, wait_until="load")
+    except BaseException:
+        context.close()
+        raise
+    return page
+
+
 @pytest.fixture
 def open_page(browser):
     """Open a page in a fresh browser context: open_page(url, dark=False, phone=False)."""
     opened = []
 
     def open_(url: str, *, dark: bool = False, phone: bool = False):
-        context = browser.new_context(
-            color_scheme="dark" if dark else "light",
-            viewport=PHONE if phone else DESKTOP,
-        )
-        context.set_default_timeout(30_000)
-        watch = Watch(context)
-        page = context.new_page()
-        page.watch = watch
-        opened.append(context)
-        page.goto(url, wait_until="load")
-        return page
+        opened.append(open_tab(browser, url, dark=dark, phone=phone))
+        return opened[-1]
 
     yield open_
-    for context in opened:
-        context.close()
+    for tab in opened:
+        tab.context.close()

@@ -23,7 +23,7 @@ from tools.figures.from_chapters import FIGURES
 
 # The two tests that visit many pages go from page to page without waiting for the search
 # index and the icon to load, so Chromium aborts those requests: that every page loads
-# cleanly is test_browser.py's.
+# cleanly is test_every_page.py's.
 def _pages_with(built_site, marker: str) -> list:
     return [p for p in PAGES if marker in (built_site / url_path(p).lstrip("/")).read_text()]
 

@@ -81,7 +81,7 @@ SHIM = Package(
     "roeaaI+Lg1LJNfgpCjoRe/+WzEjy9+Z08LoEvu85MCPbBjwm+qXz8Ag5U05lHa6V1CysZyGzE0SOkAtSUA5q7Q==",
     {"shim/index.js": "assets/iframe-worker/shim.js", "LICENSE": "assets/iframe-worker/LICENSE"},
 )
-# The accessibility checker of the browser tests (tests/site/test_accessibility.py): pinned
+# The accessibility checker of the browser tests (tests/site/test_every_page.py): pinned
 # and checked as the page's packages are, but only the tests use it. It is not in PACKAGES,
 # so the site never ships it; ``files`` names the script the tests put in a page.
 AXE = Package(

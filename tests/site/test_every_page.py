@@ -1,0 +1,204 @@
+"""Every page of the built site, opened once in Chromium and swept by each test below in
+turn (one visit a page, since loading one costs about 3 s of CPU).
+
+- It loads without console errors or failed requests, weighs at most 1.2 MB before the
+  reader reaches for anything, shows its pictures at a real size within the text column,
+  has a Run bar on each python fence, and fits a 390-pixel phone screen.
+- axe-core finds nothing in it light at 1280 px, then at 390 px (page.js marks what then
+  scrolls sideways), then dark at 1280 px with the fences' editors made (switched with the
+  header's toggle as a reader would, its fences reached for). Any violation fails, with
+  its rule, where and what to fix, except those named in EXCEPTIONS, each with the reason
+  the book cannot fix it. axe-core is pinned and integrity-checked as the page's own npm
+  packages are (tools/site/runtime.py, AXE), but only these tests use it: the site never
+  ships it.
+
+Every request must stay on loopback: any other is refused and reported
+(tests/helpers/browser.py). Set SITE_SCREENSHOTS=<folder> to also save a light and a dark
+screenshot of every page there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tarfile
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from tests.helpers.browser import DESKTOP, PHONE, assert_clean
+from tests.helpers.site import ENGINE_PAGE, SITE_PAGES, url_path
+from tests.site.conftest import open_tab
+from tools.site import runtime
+from tools.site.page_data import page_fences
+
+FIGURE = re.compile(r"!\[[^\]]*\]\(figures/[\w-]+\.svg\)")
+
+PAGE_WEIGHT = 1_200_000  # bytes a page may load before any sign of intent (issue 27)
+
+# What the page shows of its pictures (svg.picture: tools/page/svg.py).
+PICTURES_JS = """
+[...document.querySelectorAll("article svg.picture")].map(svg => {
+  const box = svg.getBoundingClientRect(), style = getComputedStyle(svg);
+  const column = svg.closest("article").getBoundingClientRect();
+  return {width: box.width, height: box.height, hidden: style.visibility !== "visible",
+          overflows: box.right > column.right + 1};
+})
+"""
+
+# (rule, a CSS selector of the elements it excuses): why the book cannot fix it. Nothing
+# else is excused: a new violation of the same rule elsewhere still fails.
+EXCEPTIONS = {
+    ("landmark-unique", ".md-code__nav"): (
+        "Material 9 wraps the copy button of every code block in a <nav> without a name, "
+        "added by its own script after the page loads; the book has no template for it"
+    ),
+    ("scrollable-region-focusable", ".cm-scroller"): (
+        "CodeMirror's scroller holds its .cm-content, a contenteditable element that takes "
+        "the focus and scrolls it with the caret; axe-core does not count contenteditable "
+        "as focusable, and a second tab stop on the scroller would only slow a keyboard"
+    ),
+}
+
+AXE_RUN = """async (excused) => {
+  const found = await axe.run(document, {resultTypes: ["violations"]});
+  const problems = [];
+  for (const rule of found.violations) {
+    const selectors = excused.filter(([id]) => id === rule.id).map(([, selector]) => selector);
+    for (const node of rule.nodes) {
+      const element = document.querySelector(node.target[0]);
+      if (element && selectors.some(selector => element.matches(selector))) continue;
+      problems.push(`${rule.id} (${rule.help}) at ${node.target.join(" ")}: ` +
+                    node.failureSummary.replace(/\\s+/g, " ").slice(0, 300));
+    }
+  }
+  return problems;
+}"""
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script, from the pinned tarball (fetched into the cache if need be)."""
+    try:
+        tarball = runtime.runtime_tarball(runtime.AXE)
+    except runtime.RuntimeUnavailableError as why:
+        reason = f"axe-core {runtime.AXE.version} cannot be had: {why}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and {reason}", pytrace=False)
+        pytest.skip(reason)
+    [script] = runtime.AXE.files
+    with tarfile.open(tarball) as archive:
+        return archive.extractfile(f"package/{script}").read().decode("utf-8")
+
+
+def violations(tab, axe_source: str) -> list[str]:
+    if not tab.evaluate("typeof axe !== 'undefined'"):
+        tab.add_script_tag(content=axe_source)
+    return tab.evaluate(AXE_RUN, [list(key) for key in EXCEPTIONS])
+
+
+WORKER = "**/assets/notebook/worker.js"  # the script of the page's Python (notebook.js)
+
+
+def make_editors(tab) -> None:
+    """Reach for the page's first fence, as a reader's click does, and wait for every
+    runnable fence's editor. The click focuses the code, which starts Python as it would for
+    a reader. Its worker's script is held on the way (as on a slow network) and never
+    arrives: the page stays as a reader's does while Python starts, and the start's 8 s of
+    CPU are not spent for nothing (a start stopped once begun still cost 4-5 s a page)."""
+    runnable = tab.locator(".notebook-bar:not(.notebook-blocked)").count()
+    if not runnable:
+        return
+    held = []  # the worker script's request, kept unanswered until the tab closes
+    tab.context.route(WORKER, lambda route: held.append(route))
+    with tab.expect_request(WORKER):  # the reach asks for Python
+        tab.locator("article div.language-python.highlight").first.dispatch_event("pointerdown")
+    tab.wait_for_function(f"document.querySelectorAll('.notebook-editor').length >= {runnable}")
+
+
+@pytest.fixture(scope="module", params=SITE_PAGES, ids=[page.name for page in SITE_PAGES])
+def visit(request, browser, site_url):
+    """(page, tab): the page opened once for the tests below, which pytest runs one page
+    at a time, in the order they are written."""
+    tab = open_tab(browser, site_url + url_path(request.param))
+    tab.wait_for_load_state("networkidle")
+    yield request.param, tab
+    tab.context.close()
+
+
+def test_page_loads_cleanly_and_fits_a_phone_screen(visit, site_url, built_site, open_page):
+    page, tab = visit
+    assert_clean(tab, page.name)
+
+    if page == ENGINE_PAGE:
+        assert tab.locator("article pre code").count() > 10, "the engine's chunks are shown"
+    else:
+        drawn = len(FIGURE.findall(page.read_text(encoding="utf-8")))  # ![...](figures/...)
+        pictures = tab.evaluate(PICTURES_JS)
+        assert len(pictures) >= drawn, f"{page.name}: {drawn} figures, {len(pictures)} shown"
+        for picture in pictures:
+            assert picture["width"] > 0 and picture["height"] > 0, f"{page.name}: empty {picture}"
+            assert not picture["hidden"], f"{page.name}: hidden picture {picture}"
+            assert not picture["overflows"], f"{page.name}: picture wider than the text {picture}"
+
+    if page != ENGINE_PAGE and (built_site / "assets" / "pyodide").exists():
+        shown = page_fences(page)["fences"]  # every shown python fence has a bar
+        bars = tab.locator(".notebook-bar").count()
+        assert bars == len(shown), f"{page.name}: {len(shown)} python fences, {bars} Run bars"
+        assert not any("pyodide" in url for url in tab.watch.requested), (
+            f"{page.name}: the Python runtime was loaded before any Run click"
+        )
+        assert not any(url.endswith("/editor/editor.js") for url in tab.watch.requested), (
+            f"{page.name}: the code editor was loaded with the page (notebook.js loads it when "
+            "a reader reaches for a fence, learner.js for the learner's engine)"
+        )
+
+    # What a reader who only reads downloads, every file the page and its workers asked for
+    # (benchmarks/README.md: "What a page weighs"), served as the site holds it.
+    asked = {urlsplit(url).path for url in tab.watch.requested if url.startswith(site_url)}
+    files = [built_site / unquote(path).lstrip("/") for path in asked]
+    weight = sum(file.stat().st_size for file in files if file.is_file())
+    assert weight <= PAGE_WEIGHT, (
+        f"{page.name} weighs {weight / 1e6:.2f} MB before the reader reaches for anything, "
+        f"over {PAGE_WEIGHT / 1e6} MB: python -m benchmarks.page --weight says what it loads"
+    )
+
+    # The same page on a phone: the layout follows the viewport, as it does on a new load.
+    tab.set_viewport_size(PHONE)
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], (
+        f"{page.name} is {width} px wide on a {PHONE['width']} px screen: something "
+        "(a formula, a table, a picture) needs to scroll inside its own box"
+    )
+    assert_clean(tab, page.name)
+
+    if folder := os.environ.get("SITE_SCREENSHOTS"):
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        for dark in (False, True):
+            shot = open_page(site_url + url_path(page), dark=dark)
+            shot.wait_for_load_state("networkidle")
+            name = f"{page.stem}-{'dark' if dark else 'light'}.png"
+            shot.screenshot(path=str(Path(folder) / name), full_page=True)
+
+
+def test_page_passes_axe_in_light_dark_and_on_a_phone(visit, axe_source):
+    page, tab = visit
+    tab.set_viewport_size(DESKTOP)  # as it opened: the test above saw it on a phone
+    tab.wait_for_timeout(200)  # page.js marks what scrolls sideways 100 ms after a resize
+    found = {"light, 1280 px": violations(tab, axe_source)}
+    tab.set_viewport_size(PHONE)
+    tab.wait_for_timeout(200)  # page.js marks what scrolls sideways 100 ms after a resize
+    found["light, 390 px"] = violations(tab, axe_source)
+    tab.set_viewport_size(DESKTOP)
+    tab.locator('label[title="Switch to dark mode"]').click()  # the header's toggle
+    tab.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
+    make_editors(tab)
+    found["dark, 1280 px, editors made"] = violations(tab, axe_source)
+    problems = [f"{how}: {problem}" for how, said in found.items() for problem in said]
+    assert not problems, (
+        f"{page.name}: {len(problems)} accessibility violations (axe-core "
+        f"{runtime.AXE.version}); fix them in docs/stylesheets/ or the page's scripts, or, "
+        "if Material breaks a rule the book cannot fix, name it in EXCEPTIONS with the "
+        "reason:\n" + "\n".join(problems[:20])
+    )
