@@ -145,6 +145,17 @@ def python_workers(tab) -> list:
     return [worker for worker in tab.workers if worker.url.endswith("/notebook/worker.js")]
 
 
+WORKER = "**/assets/notebook/worker.js"  # the script of the page's Python (notebook.js)
+
+
+def python_never_comes(tab) -> None:
+    """For a test of the page, not of its Python: the worker a reader's reach starts gets an
+    empty script, so the page stays as a reader's does while Python starts, and the start's
+    8 s of CPU are not spent for nothing (a start stopped once begun still costs 4-5 s)."""
+    empty = {"body": "", "content_type": "text/javascript"}
+    tab.context.route(WORKER, lambda route: route.fulfill(**empty))
+
+
 def box_fits(locator, width: int) -> bool:
     box = locator.bounding_box()
     return box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width

@@ -27,7 +27,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.helpers.browser import DESKTOP, PHONE, assert_clean
+from tests.helpers.browser import DESKTOP, PHONE, WORKER, assert_clean, python_never_comes
 from tests.helpers.site import ENGINE_PAGE, SITE_PAGES, url_path
 from tests.site.conftest import open_tab
 from tools.site import runtime
@@ -98,20 +98,14 @@ def violations(tab, axe_source: str) -> list[str]:
     return tab.evaluate(AXE_RUN, [list(key) for key in EXCEPTIONS])
 
 
-WORKER = "**/assets/notebook/worker.js"  # the script of the page's Python (notebook.js)
-
-
 def make_editors(tab) -> None:
     """Reach for the page's first fence, as a reader's click does, and wait for every
-    runnable fence's editor. The click focuses the code, which starts Python as it would for
-    a reader. Its worker's script is held on the way (as on a slow network) and never
-    arrives: the page stays as a reader's does while Python starts, and the start's 8 s of
-    CPU are not spent for nothing (a start stopped once begun still cost 4-5 s a page)."""
+    runnable fence's editor. The click focuses the code, which starts Python, as it would
+    for a reader; Python never comes (``python_never_comes``)."""
     runnable = tab.locator(".notebook-bar:not(.notebook-blocked)").count()
     if not runnable:
         return
-    held = []  # the worker script's request, kept unanswered until the tab closes
-    tab.context.route(WORKER, lambda route: held.append(route))
+    python_never_comes(tab)
     with tab.expect_request(WORKER):  # the reach asks for Python
         tab.locator("article div.language-python.highlight").first.dispatch_event("pointerdown")
     tab.wait_for_function(f"document.querySelectorAll('.notebook-editor').length >= {runnable}")

@@ -25,6 +25,7 @@ from tests.helpers.browser import (
     fence_with,
     next_chapter_to,
     printed,
+    python_never_comes,
     python_workers,
     requests_for,
     run,
@@ -153,6 +154,7 @@ def test_a_chapter_left_is_let_go_and_the_editor_is_made_once_a_tab(open_page, s
     # and never removes its media-query listeners: the tab kept a CodeMirror per chapter
     # page shown, and every page left whole (benchmarks/page.py measures the memory).
     page, tab = chapter_page(open_page, site_url, "03-")
+    python_never_comes(tab)  # the reach starts it: nothing here runs
     code(tab, page_fences(page)["fences"][0]["line"]).wait_for()  # the editor is loaded now
     tab.evaluate(
         "() => { window.firstEditor = window.CodeEditor;"
@@ -272,6 +274,7 @@ def test_deep_graphs_are_freed_and_runaway_recursion_is_a_recursion_error(open_p
 @pytest.mark.usefixtures("runtime")
 def test_tab_passes_through_an_editor_and_a_readers_edit_outlives_a_reload(open_page, site_url):
     page, tab = chapter_page(open_page, site_url, "01-")
+    python_never_comes(tab)  # the reach starts it: nothing here runs
     tab.wait_for_load_state("networkidle")
     assert requests_for(tab, "editor.js") == 0, "the editor loaded before any sign of intent"
     first = min(states(tab))
@@ -301,8 +304,6 @@ def test_tab_passes_through_an_editor_and_a_readers_edit_outlives_a_reload(open_
     assert bar(tab, first).get_attribute("data-edited") == "yes"
     assert bar(tab, first).locator(".notebook-edited").is_visible()
 
-    # Tab to the Run button started Python: let it load, so the reload leaves nothing half-done.
-    tab.wait_for_function("window.bookPython.isReady", timeout=RUN_TIMEOUT)
     tab.reload(wait_until="load")  # the edit is kept, marked; its editor is made at once
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
     assert bar(tab, first).get_attribute("data-edited") == "yes"
