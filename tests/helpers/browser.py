@@ -2,7 +2,8 @@
 
 The browser tests (tests/site/test_every_page.py, test_run_buttons.py,
 test_engine_in_the_page.py, test_every_fence.py) share these; their fixtures (browser,
-open_page, site_url, runtime) are in tests/site/conftest.py.
+open_page, site_url, runtime) are in tests/site/conftest.py; test_every_page.py opens its
+tabs with ``open_tab`` itself, one a page.
 """
 
 from __future__ import annotations
@@ -60,6 +61,25 @@ class Watch:
     def console(self, message):
         if message.type in ("error", "assert"):
             self.problems.append(f"console.{message.type}: {message.text} {message.location}")
+
+
+def open_tab(browser, url: str, *, dark: bool = False, phone: bool = False):
+    """A page opened in a fresh browser context (closed with ``tab.context.close()``), its
+    requests and errors kept in ``tab.watch`` (``Watch``)."""
+    context = browser.new_context(
+        color_scheme="dark" if dark else "light",
+        viewport=PHONE if phone else DESKTOP,
+    )
+    context.set_default_timeout(30_000)
+    watch = Watch(context)
+    page = context.new_page()
+    page.watch = watch
+    try:
+        page.goto(url, wait_until="load")
+    except BaseException:
+        context.close()
+        raise
+    return page
 
 
 def assert_clean(page, what: str) -> None:

@@ -19,7 +19,7 @@ import pytest
 from filelock import FileLock
 
 from benchmarks.drive import serve
-from tests.helpers.browser import DESKTOP, PHONE, Watch
+from tests.helpers.browser import open_tab
 from tools import ROOT
 from tools.site.runtime import RUNTIME_FILES
 
@@ -118,25 +118,6 @@ def runtime(built_site) -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true and {reason}", pytrace=False)
         pytest.skip(reason)
-
-
-def open_tab(browser, url: str, *, dark: bool = False, phone: bool = False):
-    """A page opened in a fresh browser context (closed with ``tab.context.close()``), its
-    requests and errors kept in ``tab.watch`` (tests/helpers/browser.py)."""
-    context = browser.new_context(
-        color_scheme="dark" if dark else "light",
-        viewport=PHONE if phone else DESKTOP,
-    )
-    context.set_default_timeout(30_000)
-    watch = Watch(context)
-    page = context.new_page()
-    page.watch = watch
-    try:
-        page.goto(url, wait_until="load")
-    except BaseException:
-        context.close()
-        raise
-    return page
 
 
 @pytest.fixture

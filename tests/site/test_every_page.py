@@ -27,9 +27,15 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.helpers.browser import DESKTOP, PHONE, WORKER, assert_clean, python_never_comes
+from tests.helpers.browser import (
+    DESKTOP,
+    PHONE,
+    WORKER,
+    assert_clean,
+    open_tab,
+    python_never_comes,
+)
 from tests.helpers.site import ENGINE_PAGE, SITE_PAGES, url_path
-from tests.site.conftest import open_tab
 from tools.site import runtime
 from tools.site.page_data import page_fences
 
