@@ -161,11 +161,12 @@ def assert_loaded_locally(tab) -> None:
         assert any(url.endswith(f"/assets/pyodide/{name}") for url in tab.watch.requested), name
 
 
+WORKER_PATH = "/assets/notebook/worker.js"  # the script of the page's Python (notebook.js)
+WORKER = "**" + WORKER_PATH  # the same, as Playwright's routes and waits match it
+
+
 def python_workers(tab) -> list:
-    return [worker for worker in tab.workers if worker.url.endswith("/notebook/worker.js")]
-
-
-WORKER = "**/assets/notebook/worker.js"  # the script of the page's Python (notebook.js)
+    return [worker for worker in tab.workers if worker.url.endswith(WORKER_PATH)]
 
 
 def python_never_comes(tab) -> None:

@@ -16,6 +16,7 @@ from benchmarks.drive import bar, code, serve
 from tests.helpers.browser import (
     PHONE,
     RUN_TIMEOUT,
+    WORKER_PATH,
     assert_clean,
     assert_loaded_locally,
     box_fits,
@@ -108,7 +109,7 @@ def test_python_starts_when_the_reader_reaches_for_a_fence_and_the_running_one_s
     page, tab = chapter_page(open_page, site_url, "03-")
     first, _, third = [line for line in sorted(states(tab)) if bar(tab, line).is_visible()][:3]
     assert python_workers(tab) == []  # a reader who only reads loads no Python
-    with tab.expect_worker(lambda worker: worker.url.endswith("/notebook/worker.js")):
+    with tab.expect_worker(lambda worker: worker.url.endswith(WORKER_PATH)):
         bar(tab, first).hover()  # reaching for a fence's controls starts it
     code(tab, first).fill("while True:  # runs until stopped\n    pass\n")
     bar(tab, third).locator(".notebook-run").click()
