@@ -19,6 +19,7 @@ from typing import ClassVar
 
 import pytest
 from pytest_markdown_docs._runners import DefaultRunner, register_runner
+from pytest_markdown_docs.plugin import MarkdownDocstringCodeModule
 
 from tools.chapter import Chapter, is_python, markdown_parser
 from tools.notebook import Notebook, OutputMismatchError, updated_outputs
@@ -57,6 +58,14 @@ def pytest_make_collect_report(collector):
             named.append(item)
         report.result = named
     return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(file_path):
+    """The book's fences are in docs/*.md alone: leave out pytest-markdown-docs' search of
+    every .py file's docstrings for fences (it imports each and parses every docstring)."""
+    found = yield
+    return [node for node in found if not isinstance(node, MarkdownDocstringCodeModule)]
 
 
 def pytest_addoption(parser):
