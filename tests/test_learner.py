@@ -27,7 +27,7 @@ from tools import ROOT
 from tools.chapter import Chapter, chapter_number, chapters
 from tools.learn.best import record_path
 from tools.learn.child import DEFAULT_TIMEOUT, check, run_in_child
-from tools.learn.counted import engine_checks, engine_names
+from tools.learn.counted import engine_checks, engine_names, needs_optional
 from tools.learn.hints import book_hints, section_linked
 from tools.learn.places import book_definitions, chapters_named, heading_above
 from tools.learn.skeleton import SkeletonExistsError, write_skeleton
@@ -224,6 +224,31 @@ def test_the_rule_follows_names_through_a_chapter(tmp_path):
     ]
     chapter.write_text("".join(f"```python\n{code}\n```\n\n" for code in fences))
     assert sorted(engine_checks(chapter, frozenset({"Value"}))) == [3, 4, 8, 9]
+
+
+def test_fences_importing_torch_run_only_if_a_counted_check_needs_them(tmp_path):
+    """No check the score counts needs the book's PyTorch fences, so learner mode leaves
+    them out (importing torch cost each such chapter's process more than the rest of it);
+    a counted check reading a name only such a fence binds brings them back."""
+    with_torch = [c for c in chapters_named([]) if "import torch" in c.read_text("utf-8")]
+    assert len(with_torch) >= 4 and not any(needs_optional(c) for c in with_torch)
+    chapter = ROOT / "docs" / "05-a-scalar-neuron.md"
+    events, stopped = run_in_child(chapter, BOOK_ENGINE, DEFAULT_TIMEOUT)
+    left_out = {e["blocked"]: e["why"] for e in events if "blocked" in e}
+    assert stopped is None and not [e for e in events if "failed" in e], events
+    assert list(left_out.values()) == [
+        "it imports `torch`, and this run does without the optional modules"
+    ]
+    assert any("import torch" in Chapter.read(chapter).cells[i].fence.code for i in left_out)
+
+    needed = tmp_path / "01-needed.md"
+    fences = ["from micrograd import Value", "import torch\nt = 2.0", "assert Value(t).data == t"]
+    needed.write_text("".join(f"```python\n{code}\n```\n\n" for code in fences))
+    assert needs_optional(needed)
+    fences[2] = "assert Value(2.0).data == 2.0"
+    apart = tmp_path / "01-apart.md"
+    apart.write_text("".join(f"```python\n{code}\n```\n\n" for code in fences))
+    assert not needs_optional(apart)
 
 
 def test_each_worked_example_a_hint_links_is_a_section_that_redoes_its_function():

@@ -19,7 +19,13 @@ from pathlib import Path
 
 from tools import ROOT
 from tools.chapter import Chapter
-from tools.learn.counted import engine_checks, engine_names, made_from, names_used
+from tools.learn.counted import (
+    engine_checks,
+    engine_names,
+    made_from,
+    names_used,
+    needs_optional,
+)
 from tools.learn.diagnose import DIAGNOSE
 from tools.learn.places import chapters_named
 from tools.learn.table import ChapterResult, chapter_result
@@ -54,8 +60,10 @@ def run_chapter(
     ...}; or {"waits": i, "on": j} for a check not run, since it reads what failed check j
     left unsure (``names_used``, ``made_from``). Every other check runs after a failure.
     With ``every``, every check runs, whatever failed above it. The cells in ``skip`` are
-    not run (the page's Python cannot run them: tools/learn/in_page.py)."""
-    book = Notebook(chapter, engine=engine)
+    not run (the page's Python cannot run them: tools/learn/in_page.py). The fences that
+    import an OPTIONAL module run only if a counted check needs them (``needs_optional``),
+    or with ``every``."""
+    book = Notebook(chapter, engine=engine, optional=every or needs_optional(chapter))
     reads = names_used(chapter)
     classes = frozenset(
         name for name, value in vars(book.engine_module).items() if isinstance(value, type)

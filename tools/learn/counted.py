@@ -12,6 +12,7 @@ from pathlib import Path
 from tools import DOCS
 from tools.chapter import Chapter, Names, chapter_number, chapters
 from tools.learn.places import one_at_a_time
+from tools.notebook import blockers, optional_needs
 from tools.tangle import defined, tangle_book
 
 
@@ -68,6 +69,18 @@ def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
         if runs:
             counted.add(index)
     return frozenset(counted)
+
+
+@one_at_a_time
+@functools.lru_cache(maxsize=64)
+def needs_optional(chapter: Path) -> bool:
+    """Whether a check the score counts needs an OPTIONAL module (torch), itself or through
+    a name only a fence that imports one binds. If none does, learner mode runs the chapter
+    without them: those fences check the book, not the engine, and importing torch costs a
+    chapter's process more than running the rest of most chapters."""
+    fences = [cell.fence for cell in Chapter.read(chapter).cells]
+    without = blockers(fences, optional_needs(everything=False))
+    return any(without[i] for i in engine_checks(chapter, engine_names()))
 
 
 def _changed(step: Names, modules: set[str]) -> frozenset[str]:

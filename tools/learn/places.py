@@ -16,8 +16,9 @@ from tools.chapter import Chapter, chapter_number, chapters
 from tools.tangle import defined, tangle_book
 
 # CPython 3.11's ast.parse can fail in two threads at once ("AST constructor recursion
-# depth mismatch"), and child.check() runs chapters from threads: the parsing takes turns.
-_PARSING = threading.Lock()
+# depth mismatch"), and child.check() runs chapters from threads: the parsing takes turns
+# (reentrant: one such function may call another).
+_PARSING = threading.RLock()
 
 
 def one_at_a_time(function):
