@@ -108,11 +108,11 @@ def skeleton_run(skeleton_file):
 
 @pytest.fixture(scope="module")
 def add_mul_runs(skeleton_file, tmp_path_factory):
-    """Chapter 2 against the skeleton filled in up to just before __add__ and __mul__, and
-    then with them too."""
+    """Chapter 2 against the skeleton, then filled in up to just before __add__ and __mul__,
+    and then with them too."""
     skeleton = skeleton_file.read_text(encoding="utf-8")
     runs = []
-    for names in (BEFORE_ADD_MUL, [*BEFORE_ADD_MUL, "Value.__add__", "Value.__mul__"]):
+    for names in ([], BEFORE_ADD_MUL, [*BEFORE_ADD_MUL, "Value.__add__", "Value.__mul__"]):
         engine = tmp_path_factory.mktemp("filled") / "micrograd.py"
         engine.write_text(fill_in(skeleton, names), encoding="utf-8")
         (result,) = check(engine, [VALUE_CHAPTER])
@@ -142,6 +142,7 @@ def test_the_books_own_engine_copied_elsewhere_passes_every_check(book_run):
     assert list(copy.parent.iterdir()) == [copy], "the run wrote into the learner's folder"
 
 
+@pytest.mark.heavy  # the whole book through learner mode, chapter by chapter
 def test_a_fresh_skeleton_fails_chapter_2_first_naming_the_first_method(skeleton_run):
     results, table = skeleton_run
     first = next(r for r in results if r.failure)
@@ -165,6 +166,7 @@ def test_a_fresh_skeleton_fails_chapter_2_first_naming_the_first_method(skeleton
     assert f"Not run until it passes: {len(waiting)} checks wait on it (lines " in table
 
 
+@pytest.mark.heavy  # the whole book through learner mode, chapter by chapter
 def test_an_untouched_skeleton_scores_0_and_the_totals_say_what_they_count(skeleton_run):
     results, table = skeleton_run
     assert [r.passed for r in results] == [0] * len(results), table
@@ -293,9 +295,8 @@ def test_read_next_for_chapter_3_is_the_chapter_2_section_the_error_names(skelet
     assert "03-backward" not in read_next
 
 
-def test_filling_in_add_and_mul_makes_more_checks_pass(skeleton_run, add_mul_runs):
-    fresh = next(r for r in skeleton_run[0] if r.chapter == VALUE_CHAPTER)
-    (before, before_table), (after, after_table) = add_mul_runs
+def test_filling_in_add_and_mul_makes_more_checks_pass(add_mul_runs):
+    (fresh, _), (before, before_table), (after, after_table) = add_mul_runs
     assert fresh.passed < before.passed < after.passed, (fresh, before, after)
     assert "Value.__add__ is yours to write" in before.failure.message  # what to write next
     assert before.failure.raised_at.endswith(", in __add__"), before.failure
