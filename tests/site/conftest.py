@@ -20,6 +20,7 @@ from filelock import FileLock
 
 from benchmarks.drive import serve
 from tests.helpers.browser import open_tab
+from tests.helpers.site import build_small_site
 from tools import ROOT
 from tools.site.runtime import RUNTIME_FILES
 
@@ -55,27 +56,47 @@ def site_builder():
     return build_site
 
 
+def once_a_run(tmp_path_factory, name: str, make) -> dict:
+    """``make(folder)``'s record (a dict that JSON can hold), made once per test run: under
+    pytest-xdist the first process to need it makes it, in a folder every process of the
+    run shares, and the others wait for it and read the same record."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return make(tmp_path_factory.mktemp(name))
+    shared = tmp_path_factory.getbasetemp().parent
+    record = shared / f"{name}.json"
+    with FileLock(shared / f"{name}.lock"):
+        if not record.exists():
+            folder = shared / name
+            folder.mkdir()
+            record.write_text(json.dumps(make(folder)), encoding="utf-8")
+    return json.loads(record.read_text(encoding="utf-8"))
+
+
 @pytest.fixture(scope="session")
 def site_build(tmp_path_factory) -> subprocess.CompletedProcess:
-    """The site, built once per test run into a temporary folder. Under pytest-xdist the
-    first process to need it builds it, and the others wait for that build and share it
-    (the folder its record names is the same for every process of the run)."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        return build_site(tmp_path_factory.mktemp("site"))
-    shared = tmp_path_factory.getbasetemp().parent
-    record = shared / "site-build.json"
-    with FileLock(shared / "site-build.lock"):
-        if not record.exists():
-            done = build_site(shared / "site")
-            kept = {"args": done.args, "returncode": done.returncode}
-            kept |= {"stdout": done.stdout, "stderr": done.stderr, "site": str(done.site)}
-            record.write_text(json.dumps(kept), encoding="utf-8")
-    kept = json.loads(record.read_text(encoding="utf-8"))
+    """The site, built once per test run into a temporary folder (``once_a_run``)."""
+
+    def make(folder: Path) -> dict:
+        done = build_site(folder / "site")
+        kept = {"args": done.args, "returncode": done.returncode}
+        return kept | {"stdout": done.stdout, "stderr": done.stderr, "site": str(done.site)}
+
+    kept = once_a_run(tmp_path_factory, "site-build", make)
     result = subprocess.CompletedProcess(
         kept["args"], kept["returncode"], kept["stdout"], kept["stderr"]
     )
     result.site = Path(kept["site"])
     return result
+
+
+@pytest.fixture(scope="session")
+def small_site(tmp_path_factory) -> Path:
+    """A small site (tests/helpers/site.py), built once per test run: a chapter with what
+    no real chapter needs, and two more that go on building its class."""
+    kept = once_a_run(
+        tmp_path_factory, "small-site", lambda f: {"site": str(build_small_site(f, {})[0])}
+    )
+    return Path(kept["site"])
 
 
 @pytest.fixture(scope="session")

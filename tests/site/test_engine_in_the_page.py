@@ -27,13 +27,6 @@ from tests.helpers.browser import (
     run,
     states,
 )
-from tests.helpers.site import build_small_site
-
-
-@pytest.fixture(scope="module")
-def small_site(tmp_path_factory):
-    """A small site (tests/helpers/site.py) whose three chapters build one class."""
-    return build_small_site(tmp_path_factory.mktemp("small"), {})[0]
 
 
 @pytest.mark.usefixtures("runtime")

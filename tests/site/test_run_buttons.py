@@ -32,7 +32,7 @@ from tests.helpers.browser import (
     run,
     states,
 )
-from tests.helpers.site import PAGES, build_small_site
+from tests.helpers.site import PAGES
 from tools.site.page_data import page_fences
 
 
@@ -54,13 +54,6 @@ def test_a_late_fence_in_chapter_3_runs_the_fences_above_it_first(open_page, sit
     assert printed(tab, late["line"]).endswith("x.grad is still 30.0\n30.0 5.0\n")
     assert_loaded_locally(tab)
     assert_clean(tab, page.name)
-
-
-@pytest.fixture(scope="module")
-def small_site(tmp_path_factory):
-    """A small site (tests/helpers/site.py): a chapter with what no real chapter needs, and
-    two more that go on building its class."""
-    return build_small_site(tmp_path_factory.mktemp("small"), {})[0]
 
 
 @pytest.mark.usefixtures("runtime")
