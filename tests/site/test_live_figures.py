@@ -74,7 +74,9 @@ def test_x_at_2_in_chapter_3_redraws_the_walks_and_their_steps_end_at_20(open_pa
     assert_clean(tab, "chapter 3's figure drawn again")
 
 
-def test_a_fence_that_prints_graph_dot_in_chapter_7_gets_its_graph_drawn(open_page, site_url):
+def test_a_fence_that_prints_graph_dot_in_chapter_8_gets_its_graph_drawn_unless_too_big(
+    open_page, site_url
+):
     page, tab = chapter_page(open_page, site_url, "08-", dark=True, phone=True)
     fence = fence_with(page, "dot_text = graph_dot(L, names)")
     run(tab, fence["line"])
@@ -91,10 +93,8 @@ def test_a_fence_that_prints_graph_dot_in_chapter_7_gets_its_graph_drawn(open_pa
     assert tab.evaluate("document.documentElement.scrollWidth") <= 390
     assert_clean(tab, "chapter 8's printed graph")
 
-
-def test_a_graph_too_big_to_read_is_not_drawn_and_says_its_size(open_page, site_url):
-    page, tab = chapter_page(open_page, site_url, "08-")
-    fence = fence_with(page, "dot_text = graph_dot(L, names)")
+    # The same fence edited to print a graph too big to read: not drawn, its size said,
+    # and the drawing of the run before is gone.
     long = MAX_NODES + 1  # additions: a chain of long + 1 leaves and long sums
     code(tab, fence["line"]).fill(
         "from micrograd import Value, graph_dot\n\n"
