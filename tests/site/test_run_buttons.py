@@ -37,7 +37,9 @@ from tools.site.page_data import page_fences
 
 
 @pytest.mark.usefixtures("runtime")
-def test_a_late_fence_in_chapter_3_runs_the_fences_above_it_first(open_page, site_url):
+def test_a_late_fence_runs_the_fences_above_it_first_and_one_start_serves_the_next_chapter(
+    open_page, site_url
+):
     page, tab = chapter_page(open_page, site_url, "03-")
     late = fence_with(page, 'print(f"x.grad is still {x.grad}")')  # uses diamond(), from above
     editor = code(tab, late["line"])
@@ -54,6 +56,19 @@ def test_a_late_fence_in_chapter_3_runs_the_fences_above_it_first(open_page, sit
     assert printed(tab, late["line"]).endswith("x.grad is still 30.0\n30.0 5.0\n")
     assert_loaded_locally(tab)
     assert_clean(tab, page.name)
+
+    # The next chapter, read in a row: the same Python, and a fresh namespace.
+    [next_page] = [p for p in PAGES if p.name.startswith("04-")]
+    next_chapter_to(tab, next_page)  # the footer's link: Material swaps the page in
+    first = page_fences(next_page)["fences"][0]
+    code(tab, first["line"]).fill('print("diamond" in globals())\n')  # chapter 3's name
+    run(tab, first["line"])
+    assert states(tab)[first["line"]] == "ran"
+    assert printed(tab, first["line"]) == "False\n"  # a fresh namespace for chapter 4
+    assert requests_for(tab, "worker.js") == 1, "the worker was made again"
+    assert requests_for(tab, "pyodide.asm.wasm") == 1, "Python was loaded again"
+    assert len(python_workers(tab)) == 1
+    assert_clean(tab, next_page.name)
 
 
 @pytest.mark.usefixtures("runtime")
@@ -121,25 +136,6 @@ def test_python_starts_when_the_reader_reaches_for_a_fence_and_the_running_one_s
     assert states(tab)[first] == "stopped"
     assert states(tab)[third] == "idle", "after Stop, the fence no longer waits"
     assert_clean(tab, page.name)
-
-
-@pytest.mark.usefixtures("runtime")
-def test_one_python_start_serves_two_chapters_read_in_a_row(open_page, site_url):
-    page, tab = chapter_page(open_page, site_url, "03-")
-    diamond = fence_with(page, "def diamond(x_value=3.0):")
-    run(tab, diamond["line"])
-    assert states(tab)[diamond["line"]] == "ran"
-    [next_page] = [p for p in PAGES if p.name.startswith("04-")]
-    next_chapter_to(tab, next_page)  # the footer's link: Material swaps the page in
-    first = page_fences(next_page)["fences"][0]
-    code(tab, first["line"]).fill('print("diamond" in globals())\n')  # chapter 3's name
-    run(tab, first["line"])
-    assert states(tab)[first["line"]] == "ran"
-    assert printed(tab, first["line"]) == "False\n"  # a fresh namespace for chapter 5
-    assert requests_for(tab, "worker.js") == 1, "the worker was made again"
-    assert requests_for(tab, "pyodide.asm.wasm") == 1, "Python was loaded again"
-    assert len(python_workers(tab)) == 1
-    assert_clean(tab, next_page.name)
 
 
 @pytest.mark.usefixtures("runtime")
