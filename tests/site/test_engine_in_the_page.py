@@ -56,10 +56,20 @@ def test_a_class_built_over_three_chapters_runs_in_the_page_as_in_python(open_pa
         assert_clean(tab, "the small site")
 
 
+PROBE = (  # the methods of the class, as every Python lists them, and one of them used
+    "print(sorted(name for name, member in vars(Value).items() if callable(member)))\n"
+    "print(Value(2.0) + 1)\n"
+)
+
+
 @pytest.mark.usefixtures("runtime")
-def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
+def test_chapter_2_in_the_page_fails_and_reruns_its_engine_as_in_python(
     open_page, site_url, tmp_path
 ):
+    """The engine broken in chapter 2 fails the check pytest fails, at the line pytest
+    names; then, after Restart (the same Python, a fresh namespace), the chapter run and
+    each engine fence run again, unedited and edited, shows what the same runner
+    (tools/page/run.py) gives in CPython, namespace and lines alike."""
     old, new = "operand.grad += local * grad", "operand.grad = local * grad"
     page, tab = chapter_page(open_page, site_url, "02-")
     failing_line, error, named = expected_failure(page, tmp_path, old, new)
@@ -105,22 +115,7 @@ def test_breaking_the_engine_in_chapter_2_fails_the_check_pytest_fails(
         run(tab, line)
     assert set(states(tab).values()) == {"ran"}, states(tab)
 
-    assert_clean(tab, page.name)
-
-
-PROBE = (  # the methods of the class, as every Python lists them, and one of them used
-    "print(sorted(name for name, member in vars(Value).items() if callable(member)))\n"
-    "print(Value(2.0) + 1)\n"
-)
-
-
-@pytest.mark.usefixtures("runtime")
-def test_rerunning_each_engine_fence_rebuilds_the_engine_in_book_order_as_in_python(
-    open_page, site_url
-):
-    """Chapter 2 run, then each engine fence run again, unedited and edited: the page shows
-    what the same runner (tools/page/run.py) gives in CPython, namespace and lines alike."""
-    page, tab = chapter_page(open_page, site_url, "02-")
+    tab.locator(".notebook-restart").click()  # from here on, as from a fresh load
     runner = page_runner(page)
     cells = runner.cells
     engines = [i for i, cell in enumerate(cells) if cell.engine]
