@@ -117,21 +117,13 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     assert table.startswith(f"No check could run: {ENGINE} does not import: SyntaxError"), table
     assert "line 2" in table and re.search(r"^02-the-value-atom\.md +not run$", table, re.M)
 
-    # An engine that never returns is stopped at the time limit, and the table says so.
-    endless = book.replace(
-        "        self.grad = 0.0\n", "        while True:\n            pass\n", 1
-    )
-    editor.fill(endless)
-    table = _check(tab, VALUE_CHAPTER.name, limit=3)
-    assert "timed out after 3 s: an endless loop?" in table, table
-    assert len(python_workers(tab)) == 1  # the one ended, a fresh one made the table
-
+    # (An engine that never returns is stopped at the time limit: the test below.)
     # What was typed survives a reload, and so does the last table; the download is it.
     editor.fill(planted)
     tab.reload(wait_until="load")
     tab.wait_for_selector(".learner[data-state=idle]", state="attached")
     assert editor_text(editor) == planted
-    assert "timed out after 3 s" in tab.locator(".learner-table").text_content()
+    assert "does not import: SyntaxError" in tab.locator(".learner-table").text_content()
     assert "an earlier version" in tab.locator(".learner-caption").text_content()
     with tab.expect_download() as download:
         tab.click(".learner-download")
