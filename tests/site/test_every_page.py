@@ -1,6 +1,9 @@
 """Every page of the built site, opened once in Chromium and swept by each test below in
 turn (one visit a page, since loading one costs about 3 s of CPU).
 
+- Its display math is set in the site's math font, sums with limits at their display
+  size, and what fits its column has nothing to scroll (so no scrollbar, wherever
+  scrollbars are classic).
 - It loads without console errors or failed requests, weighs at most 1.2 MB before the
   reader reaches for anything, shows its pictures at a real size within the text column,
   has a Run bar on each python fence, and fits a 390-pixel phone screen.
@@ -52,6 +55,28 @@ PICTURES_JS = """
           overflows: box.right > column.right + 1};
 })
 """
+
+MATH_JS = """
+[...document.querySelectorAll("article div.arithmatex")].map(div => {
+  const style = getComputedStyle(div), math = div.querySelector("math");
+  return {fits: math.getBoundingClientRect().width <= div.clientWidth,
+          scrolls: [div.scrollWidth - div.clientWidth, div.scrollHeight - div.clientHeight],
+          overflowY: style.overflowY, tex: math.querySelector("annotation").textContent};
+})
+"""
+
+
+# The math font, once loaded (the site's subset: tools/site/mathfont.py), and the height of
+# each display sum with limits, in ems: its MATH table's larger size (1.4 em), not the
+# text-size glyph (1.05 em) that a font without the table, or without its variants, gives.
+FONT_JS = """async () => {
+  await document.fonts.ready;
+  const sums = [...document.querySelectorAll("article math[display=block] munder > mo")];
+  return {faces: [...document.fonts].filter(f => f.family.includes("STIX")).map(f => f.status),
+          sums: sums.filter(mo => mo.textContent === "\u2211").map(
+            mo => mo.getBoundingClientRect().height / parseFloat(getComputedStyle(mo).fontSize))};
+}"""
+
 
 # (rule, a CSS selector of the elements it excuses): why the book cannot fix it. Nothing
 # else is excused: a new violation of the same rule elsewhere still fails.
@@ -125,6 +150,25 @@ def visit(request, browser, site_url):
     tab.wait_for_load_state("networkidle")
     yield request.param, tab
     tab.context.close()
+
+
+def test_display_math_is_set_in_the_math_font_and_what_fits_has_nothing_to_scroll(visit):
+    page, tab = visit
+    maths = tab.evaluate(MATH_JS)
+    if not maths:
+        return  # no display math on this page
+    font = tab.evaluate(FONT_JS)
+    assert font["faces"] == ["loaded"], f"{page.name}: the math font is {font['faces']}"
+    for math in maths:
+        if not math["fits"]:
+            continue
+        assert math["scrolls"] == [0, 0] and math["overflowY"] in ("hidden", "visible"), (
+            f"{page.name}: ${math['tex']}$ fits its column but can scroll "
+            f"{math['scrolls']} px (x, y), so it shows a scrollbar where scrollbars are "
+            "classic: see div.arithmatex in docs/stylesheets/math.css"
+        )
+    small = [round(height, 2) for height in font["sums"] if height <= 1.3]
+    assert not small, f"{page.name}: display sums {small} em high: no MATH table variants?"
 
 
 def test_page_loads_cleanly_and_fits_a_phone_screen(visit, site_url, built_site, open_page):
