@@ -19,13 +19,7 @@ from pathlib import Path
 
 from tools import ROOT
 from tools.chapter import Chapter
-from tools.learn.counted import (
-    engine_checks,
-    engine_names,
-    made_from,
-    names_used,
-    needs_optional,
-)
+from tools.learn.counted import engine_checks, engine_names, made_from, names_used, needs_optional
 from tools.learn.diagnose import DIAGNOSE
 from tools.learn.places import chapters_named
 from tools.learn.table import ChapterResult, chapter_result
