@@ -67,7 +67,7 @@ def once_a_run(tmp_path_factory, name: str, make) -> dict:
     with FileLock(shared / f"{name}.lock"):
         if not record.exists():
             folder = shared / name
-            folder.mkdir()
+            folder.mkdir(exist_ok=True)  # a process before may have failed in it
             record.write_text(json.dumps(make(folder)), encoding="utf-8")
     return json.loads(record.read_text(encoding="utf-8"))
 
