@@ -107,14 +107,14 @@ def test_a_fence_that_does_not_compile_stops_the_chapter(chapter):
 
 def test_updated_outputs_replace_add_and_remove_blocks(chapter):
     printed = {1: "two\n", 3: "8\n"}
-    new = updated_outputs(chapter, printed)
+    new = updated_outputs(Chapter.read(chapter), printed)
     assert "```python\nassert Thing(2).n == 2\n```\n\n```output\ntwo\n```\n" in new
     assert new.endswith("```python\nprint(Thing(2).double().n)\n```\n\n```output\n8\n```\n")
     chapter.write_text(new + "\nProse after the block.\n")
-    assert updated_outputs(chapter, {3: "16\n"}).endswith(
+    assert updated_outputs(Chapter.read(chapter), {3: "16\n"}).endswith(
         "print(Thing(2).double().n)\n```\n\n```output\n16\n```\n\nProse after the block.\n"
     )
-    assert updated_outputs(chapter, {3: ""}).endswith(
+    assert updated_outputs(Chapter.read(chapter), {3: ""}).endswith(
         "print(Thing(2).double().n)\n```\n\nProse after the block.\n"
     )
     outputs = [cell.output.code if cell.output else None for cell in Chapter.read(chapter).cells]
