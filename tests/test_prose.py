@@ -34,6 +34,7 @@ import io
 import keyword
 import math
 import re
+import shutil
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -340,3 +341,29 @@ def test_a_size_quoted_as_a_size_passes(tmp_path):
     page = tmp_path / "05-a-scalar-neuron.md"
     page.write_text(text.replace(old, "at $q = 2$ is negative, of magnitude $1.75$"), "utf-8")
     assert not drifts(page, "docs/05-a-scalar-neuron.md")
+
+
+pytest_plugins = ["pytester"]
+
+
+def test_a_wrong_prose_number_fails_one_test_and_says_so_once(pytester):
+    """This file run on a copy of the book with one number of chapter 5's prose changed:
+    one test fails, its message is printed once, and the tests that edit that chapter's
+    prose themselves are skipped (a copy of a wrong chapter fails their checks too)."""
+    shutil.copytree(ROOT / "docs", pytester.path / "docs", ignore=shutil.ignore_patterns("*.svg"))
+    chapter = pytester.path / "docs" / "05-a-scalar-neuron.md"
+    old, new = "$\\partial L / \\partial p = 2r = -0.8$", "$\\partial L / \\partial p = 2r = -0.6$"
+    assert chapter.read_text(encoding="utf-8").count(old) == 1, f"chapter 5 no longer says {old}"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    pytester.makeconftest(  # tools.ROOT is the copy's folder when the copy imports it
+        f"import pathlib, sys\nsys.path.insert(0, {str(ROOT)!r})\nimport tools\n"
+        "tools.ROOT = pathlib.Path(__file__).parent\n"
+    )
+    pytester.makepyfile(test_copy=Path(__file__).read_text(encoding="utf-8"))
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-rN", "-k", "not wrong_prose_number"
+    )
+    outcomes = result.parseoutcomes()
+    assert (outcomes.get("failed"), outcomes.get("skipped")) == (1, 3), result.outlines
+    said = [line for line in result.outlines if "the prose says -0.6," in line]
+    assert len(said) == 1 and said[0].startswith("docs/05-a-scalar-neuron.md:13: "), said

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from tools import ENGINE, ROOT, relative
+from tools.chapter import check_unchanged, rewrite
 from tools.tangle import (
     SYNC,
     TANGLE,
@@ -29,7 +30,6 @@ from tools.tangle import (
     sha256,
     split_generated,
     tangle_book,
-    write_text,
 )
 
 
@@ -115,6 +115,7 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
     texts = {
         path: path.read_text(encoding="utf-8") for path in {c.fence.path for c in fresh.chunks}
     }
+    read = dict(texts)
     for index in {index for _, (index, *_) in edits}:  # is each fence its code, line for line?
         fence = fresh.chunks[index].fence
         code = fresh.chunks[index].code.split("\n")[:-1]
@@ -146,9 +147,12 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
             f"written. Copy the edit into the chapter by hand, then run `{TANGLE} --force`",
             diff_text(text, stitched.text, f"{name} (on disk)", f"{name} (after sync)"),
         )
+    for path in written:  # all or nothing: no file changed since it was read
+        check_unchanged(path, read[path])
+    check_unchanged(out, text)
     for path in written:
-        write_text(path, texts[path], crlf=b"\r\n" in path.read_bytes())
-    write_text(out, stitched.text)
+        rewrite(path, read[path], texts[path])  # its line endings kept
+    rewrite(out, text, stitched.text, crlf=False)
     places = sorted({(index, start) for _, (index, start, _, _) in edits})
     where = ", ".join(
         f"{stitched.chunks[index].chapter}:{stitched.chunks[index].fence.line + start}"
@@ -162,7 +166,7 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
     fresh = tangle_book(docs, root)
     name = out.name
     if not out.exists():
-        write_text(out, fresh.text)
+        rewrite(out, None, fresh.text, crlf=False)
         return f"wrote {name}"
     text = out.read_text(encoding="utf-8")
     if text == fresh.text:
@@ -185,10 +189,10 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
             ),
         )
     if sha256(body) == digest:  # micrograd.py is as generated: the chapters changed
-        write_text(out, fresh.text)
+        rewrite(out, text, fresh.text, crlf=False)
         return f"wrote {name} (the chapters changed)"
     if body == fresh.body:  # both sides made the same edit
-        write_text(out, fresh.text)
+        rewrite(out, text, fresh.text, crlf=False)
         return f"{name} already had the chapters' changes: updated its header"
     if sha256(fresh.body) == digest:  # the chapters are as they were: micrograd.py changed
         return _stitch(fresh, text, out, docs, root)

@@ -27,7 +27,7 @@ if __name__ == "__main__":  # run as a script: make the `tools` package importab
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 try:
-    from tools.chapter import Chapter, Fence, Heading, chapters
+    from tools.chapter import ChangedError, Chapter, Fence, Heading, chapters, rewrite
 except ModuleNotFoundError as missing:  # a plain python3: run this again in the project's .venv
     if __name__ != "__main__" or missing.name not in ("markdown_it", "markdown"):
         raise
@@ -263,10 +263,6 @@ def diff_text(old: str, new: str, old_name: str, new_name: str) -> str:
     return "".join(lines)
 
 
-def write_text(path: Path, text: str, crlf: bool = False) -> None:
-    path.write_text(text, encoding="utf-8", newline="\r\n" if crlf else "\n")
-
-
 def update(docs: Path, out: Path, root: Path = ROOT, force: bool = False, check=False) -> str:
     """Write the tangle to ``out``, unless ``out`` holds edits of its own (then RefusalError);
     with ``check``, write nothing: RefusalError, with the diff, if ``out`` is not the tangle."""
@@ -288,7 +284,12 @@ def update(docs: Path, out: Path, root: Path = ROOT, force: bool = False, check=
             f"chapters with `{SYNC}`, or discard them with `{TANGLE} --force`.",
             diff,
         )
-    write_text(out, new)
+    try:
+        rewrite(out, old, new, crlf=False)  # only if no one wrote to it meanwhile
+    except ChangedError as changed:
+        raise RefusalError(
+            f"{changed}, so nothing was written to it: run `{TANGLE}` again"
+        ) from None
     return f"wrote {out.name}"
 
 
@@ -315,6 +316,9 @@ def report(command: str, action) -> int:
     except TangleError as error:
         print(f"{command}: error: {error}", file=sys.stderr)
         return 2
+    except ChangedError as changed:  # edited while it ran: nothing was written to it
+        print(f"{command}: {changed}, so nothing was written: run it again", file=sys.stderr)
+        return 1
     print(f"{command}: {done}")
     return 0
 
