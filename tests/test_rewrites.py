@@ -386,3 +386,50 @@ def test_update_outputs_under_xdist_names_every_file_in_the_terminal(pytester):
     assert b.read_text().startswith("```python\nprint('new')\n```\n\n```python\nfrom pathlib")
     assert b.read_text().endswith('print("b")\n```\n\n```output\nb\n```\n')
     assert c.read_text() == changed, "the author's edit was overwritten"
+
+
+# The issue's case: a fence inserted at the top of a chapter while the run goes on, before
+# the chapter's turn comes. a.md runs first (one process, files in order) and inserts it
+# into b.md; b.md still runs as collected, and its blocks go under their own fences.
+INSERTS_INTO_B = f"""\
+```python
+from pathlib import Path
+
+chapter = Path("b.md")
+chapter.write_text("{TICKS}python\\nprint('new')\\n{TICKS}\\n\\n" + chapter.read_text())
+```
+"""
+B = """\
+```python
+x = 6
+```
+
+```python
+print(x * 7)
+```
+
+```output
+41
+```
+
+```python
+print(x)
+```
+"""
+
+
+def test_a_chapter_edited_before_its_turn_runs_as_collected_and_keeps_the_edit(pytester):
+    pytester.makeconftest(
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+        'pytest_plugins = ["tools.chapters_plugin"]\n'
+    )
+    (pytester.path / "a.md").write_text(INSERTS_INTO_B, encoding="utf-8")
+    (pytester.path / "b.md").write_text(B, encoding="utf-8")
+    result = pytester.runpytest_subprocess(
+        "--markdown-docs", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+        "--update-outputs", "a.md", "b.md",
+    )  # fmt: skip
+    result.assert_outcomes(passed=4)
+    new = f"{TICKS}python\nprint('new')\n{TICKS}\n\n"
+    written = (pytester.path / "b.md").read_text()
+    assert written == new + B.replace("41", "42") + "\n```output\n6\n```\n", written

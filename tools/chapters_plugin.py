@@ -45,10 +45,12 @@ def pytest_markdown_docs_markdown_it():
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector):
     """Name a chapter's fence tests as tools/chapter.py names its cells: the plugin's items,
-    made again under those names (so pytest computes their ids as for any test)."""
+    made again under those names (so pytest computes their ids as for any test). The text
+    read here is the one the chapter then runs from, however it is edited meanwhile."""
     report = yield
     if isinstance(collector, pytest.File) and collector.path.suffix == ".md" and report.result:
-        cells = {cell.line - 1: cell for cell in Chapter.read(collector.path).cells}
+        collected = chapter.collected[collector.path] = Chapter.read(collector.path)
+        cells = {cell.line - 1: cell for cell in collected.cells}
         named = []
         for item in report.result:
             cell = cells.get(getattr(item, "start_line", None))  # its opening backticks
@@ -190,6 +192,7 @@ def pytest_runtest_makereport(item, call):
 @register_runner()
 class chapter(DefaultRunner):  # noqa: N801 (the runner's name is the class name)
     notebooks: ClassVar[dict[Path, Notebook]] = {}
+    collected: ClassVar[dict[Path, Chapter]] = {}  # each chapter as pytest collected it
     check_outputs: ClassVar[bool] = True  # False under --update-outputs
     engine_file: ClassVar[Path | None] = None  # set by --engine (learner mode)
 
@@ -203,7 +206,10 @@ class chapter(DefaultRunner):  # noqa: N801 (the runner's name is the class name
             book = None  # a fence run again: start the chapter afresh
         if book is None:
             book = self.notebooks[path] = Notebook(
-                path, engine=self.engine_file, check_outputs=self.check_outputs
+                path,
+                engine=self.engine_file,
+                check_outputs=self.check_outputs,
+                text=getattr(self.collected.get(path), "text", None),
             )
         target = book.index_of(line)
         book.run_until(target)

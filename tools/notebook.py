@@ -181,6 +181,7 @@ class Notebook(run.Notebook):
     applied to it first). ``book``: the folder whose chapters come before this one
     (default: its own). ``optional`` False: fences that import an OPTIONAL module never
     run, installed or not (what is drawn from a chapter must come out the same without them).
+    ``text``: the chapter as read already (default: read it now), kept as ``as_read``.
     """
 
     def __init__(
@@ -191,9 +192,10 @@ class Notebook(run.Notebook):
         patch: Callable[[types.ModuleType], None] | None = None,
         optional: bool = True,
         book: Path | None = None,
+        text: str | None = None,
     ):
         self.path = path
-        self.as_read = Chapter.read(path)  # the text its cells come from
+        self.as_read = Chapter.read(path, text)  # the text its cells come from
         self.engine_module = None  # a learner's engine, used instead of the engine chunks
         self.engine_error: EngineImportError | None = None  # raised by the first cell run
         if engine is not None:
