@@ -7,8 +7,9 @@ pytest-markdown-docs keeps private (pinned in pyproject.toml; tests/test_noteboo
 loudly if it moves). The first fence that fails stops the chapter; the fences after it are
 skipped with a pointer to it. A chapter's fences stay in one process under pytest-xdist
 (--dist loadfile). Test ids are ``Cell.name``s, so an edit elsewhere in a chapter leaves
-them alone. ``--update-outputs`` rewrites output blocks; ``--engine=PATH`` runs the
-chapters against a learner's micrograd.py (tools/learner.py).
+them alone. ``--update-outputs`` rewrites output blocks, in the chapter as it is at the
+end of the run (tools/notebook.py's write_outputs), and names each file in the terminal;
+``--engine=PATH`` runs the chapters against a learner's micrograd.py (tools/learner.py).
 """
 
 from __future__ import annotations
