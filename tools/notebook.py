@@ -264,38 +264,42 @@ class Notebook(run.Notebook):
             outcome.error.add_note(f"The fence printed:\n{outcome.printed.rstrip()}")
 
 
-def _key(cell) -> tuple[str, str, str | None]:
-    """What a run reads of a cell, and finds it by again: its info string, code and block."""
-    return cell.fence.info, cell.fence.code, cell.output.code if cell.output else None
-
-
 def _found(read: Chapter, now: Chapter, ran: Iterable[int]) -> dict[int, int]:
     """For each cell of ``read`` that ran, the index of the same cell in ``now``.
 
-    A cell is found by its content (``_key``), wherever it went; cells alike in all of it
-    keep their order among themselves. ChangedError if one is not there, or is there more
-    or fewer times than when read (which of them ran cannot be told).
+    A cell is found by its content, wherever it went: its info string and code, and then
+    its output block must be as read; cells alike in info string and code keep their order
+    among themselves. ChangedError if one is not there, or is there more or fewer times
+    than when read (which of them ran cannot be told), or its block was changed.
     """
     if now.text == read.text:
         return {index: index for index in ran}
-    then: dict[tuple, list[int]] = {}
-    there: dict[tuple, list[int]] = {}
-    for index, cell in enumerate(read.cells):
-        then.setdefault(_key(cell), []).append(index)
-    for index, cell in enumerate(now.cells):
-        there.setdefault(_key(cell), []).append(index)
+
+    def alike(chapter: Chapter) -> dict[tuple[str, str], list[int]]:
+        found: dict[tuple[str, str], list[int]] = {}
+        for index, cell in enumerate(chapter.cells):
+            found.setdefault((cell.fence.info, cell.fence.code), []).append(index)
+        return found
+
+    def block(cell) -> str | None:
+        return cell.output.code if cell.output else None
+
+    then, there = alike(read), alike(now)
     found = {}
     for index in sorted(ran):
-        key = _key(read.cells[index])
-        alike, now_alike = then[key], there.get(key, [])
-        if len(now_alike) != len(alike):
-            why = (
-                "is gone, or its code or its output block was changed"
-                if not now_alike
-                else f"is in it {len(now_alike)} times now, {len(alike)} when read"
-            )
-            raise ChangedError(f"the fence the run read at line {read.cells[index].line - 1} {why}")
-        found[index] = now_alike[alike.index(index)]
+        cell = read.cells[index]
+        was, are = (
+            then[cell.fence.info, cell.fence.code],
+            there.get((cell.fence.info, cell.fence.code), []),
+        )
+        where = f"the fence the run read at line {cell.line - 1}"
+        if len(are) != len(was):
+            if not are:
+                raise ChangedError(f"{where} is gone, or its code was changed")
+            raise ChangedError(f"{where} is in it {len(are)} times now, {len(was)} when read")
+        found[index] = are[was.index(index)]
+        if block(now.cells[found[index]]) != block(cell):
+            raise ChangedError(f"{where} has had its output block changed")
     return found
 
 
