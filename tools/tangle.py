@@ -263,6 +263,41 @@ def diff_text(old: str, new: str, old_name: str, new_name: str) -> str:
     return "".join(lines)
 
 
+def merge_by_hand(name: str) -> str:
+    """What to do when both ``name`` and the chapters changed: sync refuses then."""
+    return f"Move the edit from {name} into its chapter by hand, then run `{TANGLE} --force`"
+
+
+def what_sync_does(old: str, new: str, name: str) -> str:
+    """What `sync` does with ``old`` (``name``, edited since generated) against the chapters'
+    tangle ``new``, as advice: tangle never sends the user to a sync that will refuse."""
+    parts = split_generated(old)
+    if parts is None:
+        return (
+            f"its header's sha256 line is gone, so `{SYNC}` cannot tell which side changed "
+            f"either: restore the header (`git diff {name}` shows it), or discard the edits "
+            f"with `{TANGLE} --force`"
+        )
+    header, digest, body = parts
+    if header != generated_header(digest):
+        return (
+            f"its header was edited, which `{SYNC}` cannot write into a chapter: undo that "
+            f"edit, then run `{SYNC}`; or discard the edits with `{TANGLE} --force`"
+        )
+    new_body = split_generated(new)[2]
+    if body == new_body:
+        return f"it already has the chapters' changes: `{SYNC}` updates its header"
+    if sha256(new_body) != digest:
+        return (
+            "the chapters changed too since it was generated, so "
+            f"`{SYNC}` would refuse (it does not merge). {merge_by_hand(name)}"
+        )
+    return (
+        f"write the edits back into the chapters with `{SYNC}`, or discard them with "
+        f"`{TANGLE} --force`"
+    )
+
+
 def update(docs: Path, out: Path, root: Path = ROOT, force: bool = False, check=False) -> str:
     """Write the tangle to ``out``, unless ``out`` holds edits of its own (then RefusalError);
     with ``check``, write nothing: RefusalError, with the diff, if ``out`` is not the tangle."""
@@ -273,15 +308,15 @@ def update(docs: Path, out: Path, root: Path = ROOT, force: bool = False, check=
     edited = old is not None and hand_edited(old)
     diff = diff_text(old or "", new, f"{out.name} (on disk)", f"{out.name} (from the chapters)")
     if check and edited:
-        why = f"was edited since it was generated: run `{SYNC}` to write the edit back"
-        raise RefusalError(f"{out.name} {why}", diff)
+        advice = what_sync_does(old, new, out.name)
+        raise RefusalError(f"{out.name} was edited since it was generated: {advice}", diff)
     if check:
         raise RefusalError(f"{out.name} is stale: run `{TANGLE}`", diff)
     if edited and not force:
         raise RefusalError(
             f"refusing to overwrite {out.name}: it was edited since it was generated, and "
-            f"writing it would lose those edits (diff above). Write them back into the "
-            f"chapters with `{SYNC}`, or discard them with `{TANGLE} --force`.",
+            f"writing it would lose those edits (diff above): "
+            f"{what_sync_does(old, new, out.name)}",
             diff,
         )
     try:

@@ -53,7 +53,7 @@ def on_config(config):
             _build["editor"] = editor.editor_bundle()
         except editor.EditorUnavailableError as why:
             _build["runtime"] = None  # no Run buttons without an editor for their code
-            log.info(editor.HOW_TO_ENABLE.format(why=why, version=editor.CODEMIRROR))
+            _lesser(editor.HOW_TO_ENABLE.format(why=why, version=editor.CODEMIRROR))
     shim = (runtime.SHIM,)
     _build["shim"] = _fetched(lambda: runtime.runtime_tarballs(shim), runtime.SEARCH_FROM_DISK)
     if _build["shim"] is None:
@@ -68,10 +68,16 @@ def _fetched(fetch, how_to_enable: str):
     try:
         return fetch()
     except runtime.RuntimeUnavailableError as why:
-        log.info(how_to_enable.format(why=why, version=runtime.PYODIDE))
+        _lesser(how_to_enable.format(why=why, version=runtime.PYODIDE))
     except runtime.RuntimeIntegrityError as error:
         raise PluginError(str(error)) from None
     return None
+
+
+def _lesser(reason: str) -> None:
+    """Say what the site goes without and what to install, marked so that `dev.py build`,
+    which reads mkdocs's log, can say it again last (tools/publish.py)."""
+    log.info("%s%s", runtime.LESSER, reason)
 
 
 def on_pre_build(config):
