@@ -189,3 +189,28 @@ def test_figure_file_reads_alone_and_inside_a_page(name):
 def test_a_graphviz_error_is_reported():
     with pytest.raises(ValueError, match="syntax error"):
         svg_from_dot("digraph {")
+
+
+def test_step_tables_are_not_written_over_an_edit_saved_while_figures_ran(
+    folder, monkeypatch, capsys
+):
+    """The chapter is saved while the step tables are made: `figures` writes nothing there,
+    keeps the author's edit, says which command to run again, and exits 1."""
+    from tools.figures import __main__ as command
+
+    chapter = folder / "01-chapter.md"
+    _record(folder, "01-kept.svg")
+    monkeypatch.setattr(command, "recorded", lambda: {"01-kept": []})
+    monkeypatch.setattr(command, "FIGURES", {"01-kept": type("F", (), {"chapter": chapter})})
+    monkeypatch.setattr(command, "steps_block", lambda tracks: "<!-- steps -->\n")
+
+    def tables_while_the_author_saves(path, blocks):
+        path.write_text(path.read_text() + "Typed while figures ran.\n")
+        return "# One\n\n<!-- steps -->\n"
+
+    monkeypatch.setattr(command, "with_step_tables", tables_while_the_author_saves)
+    assert _figures() == 1
+    assert chapter.read_text().endswith("Typed while figures ran.\n")
+    said = capsys.readouterr().out
+    assert "was edited since it was read: wrote nothing there" in said
+    assert "run `python3 tools/dev.py figures` again" in said

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from tools import DOCS, relative
+from tools.chapter import ChangedError, rewrite
 from tools.figures import written as record
 from tools.figures.from_chapters import FIGURES, FOLDER, drawn, path, recorded
 from tools.figures.step_tables import steps_block, with_step_tables
@@ -71,9 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, tracks in recorded().items():
         tables.setdefault(DOCS / FIGURES[name].chapter, {})[name] = steps_block(tracks)
     to_table = [
-        (chapter, text)
+        (chapter, read, text)
         for chapter, blocks in tables.items()
-        if chapter.read_text(encoding="utf-8") != (text := with_step_tables(chapter, blocks))
+        if (read := chapter.read_text(encoding="utf-8"))
+        != (text := with_step_tables(chapter, blocks))
     ]
 
     for file, why in kept:
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"figures: would draw {relative(file)}")
         for file in to_delete:
             print(f"figures: would delete {relative(file)} (figures drew it; no chapter does now)")
-        for chapter, _ in to_table:
+        for chapter, _, _ in to_table:
             print(f"figures: would rewrite the step tables of {relative(chapter)}")
         stale = len(to_draw) + len(to_delete) + len(to_table)
         if stale:
@@ -100,8 +102,13 @@ def main(argv: list[str] | None = None) -> int:
     for file in to_delete:
         file.unlink()
         print(f"figures: deleted {relative(file)}, which figures drew and no chapter draws now")
-    for chapter, text in to_table:
-        chapter.write_text(text, encoding="utf-8", newline="\n")
+    for chapter, read, text in to_table:
+        try:
+            rewrite(chapter, read, text)  # not over an edit saved while the figures were drawn
+        except ChangedError as error:
+            print(f"figures: {error}: wrote nothing there; run `{COMMAND}` again")
+            blocked = True
+            continue
         print(f"figures: wrote the step tables of {relative(chapter)}")
     written = {name: sha for name, sha in written.items() if (FOLDER / name).exists()}
     if written != was:
