@@ -87,14 +87,7 @@ def on_pre_build(config):
     engine = Path(config.config_file_path).parent / ENGINE
     try:
         done = tangle.update(docs, engine, root=docs.parent)
-    except tangle.RefusalError:
-        log.warning(
-            "%s was edited since it was generated, so it was not re-tangled: run `%s` to "
-            "write the edit back into the chapters",
-            engine.name,
-            tangle.SYNC,
-        )
-    except tangle.TangleError as error:
+    except tangle.TangleError as error:  # a refusal too: its text is what sync would do
         log.warning("tangle: %s", error)
     else:
         if done.startswith("wrote"):
