@@ -126,7 +126,12 @@ BAD_INPUTS = [
         TypeError,
         "inputs must be a sequence such as a list, not dict",
     ),
-    ("dot weights a dict", lambda: dot({0: Value(1.0)}, [1.0], 0.0), TypeError, "weights must be"),
+    (
+        "dot weights a dict",
+        lambda: dot({0: Value(1.0)}, [1.0], 0),
+        TypeError,
+        "weights must be a seq",
+    ),
     ("MLP fed a bool", lambda: MLP(2, [1])([True, 1]), TypeError, "numbers or Values, not bool"),
     ("dot input a bool", lambda: dot([Value(1.0)], [False], 0.0), TypeError, "Values, not bool"),
 ]
