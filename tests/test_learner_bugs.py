@@ -125,6 +125,10 @@ CATALOGUE = [
         "        for node in order:\n            node.grad = 0.0\n"
         "        self.grad = 1.0\n        for node in reversed(order):\n",
         V3, "3. Spent intermediates, live leaves"),
+    Bug("check_sequence", "lets a dict through: its keys become the inputs",
+        '    if hasattr(items, "keys") or not hasattr(items, "__getitem__"):',
+        '    if not hasattr(items, "__getitem__"):',
+        NN, "One node per neuron"),
     Bug("dot", "forgets the bias",
         "    total, operands, local = bias.data, [bias], [1.0]\n",
         "    total, operands, local = 0.0, [bias], [1.0]\n",
