@@ -1,4 +1,4 @@
-"""The page's notebook.js, fed what the page's Python says: no Pyodide, no site build.
+"""The page's notebook.js and lab.js, fed what the page's Python says: no Pyodide, no build.
 
 A small fixture page holds a chapter's python fences and ```output blocks as the site shows
 them, its fence data as the build writes it (tools/site/page_data.py), and the real
@@ -7,7 +7,9 @@ starts its worker, a stand-in worker answers each Run with what tools/page/bridg
 for the same request in CPython, posted as worker.js posts it, and refuses a request other
 than the one recorded. What the page then shows (each fence's state and status, what it
 printed, how it failed, the book's output block kept, marked or hidden) must be what Python
-decided. A message outside the protocol is reported on the fence and in the console.
+decided. A message outside the protocol is reported on the fence and in the console. The
+lab (lab.js under the two-moons chapter's fences) shows each frame Python answered for
+Reset, Step and the gradients' box, says a refusal and keeps its frame, and lets it go.
 Chromium only, quick: it runs in `check`. What Pyodide itself does is tests/site/'s.
 """
 
@@ -26,7 +28,8 @@ from benchmarks.drive import bar, serve
 from tests.helpers.browser import failure, open_tab
 from tools import DOCS, ROOT
 from tools.chapter import Chapter
-from tools.page import bridge
+from tools.page import bridge, lab
+from tools.site.lab import PLACEHOLDER, lab_html
 from tools.site.page_data import element, page_fences
 from tools.site.runtime import PROTOCOL_JS, engine_json, protocol_script
 
@@ -41,19 +44,22 @@ STANDIN = "not drawn: the stand-in worker has no Graphviz"
 WORKER = """
 import "./protocol.js";
 const streams = await (await fetch("./streams.json")).json();
-const sorted = (a) => JSON.stringify(a, Object.keys(a).sort()); // top-level keys only
-const same = (a, b) => sorted(a) === sorted(b);
 postMessage({ kind: "loading", step: 1, of: 3, what: "the stand-in", received: 0, expected: 0 });
 postMessage({ kind: "ready" });
+// What a request asks, as the recorded one says it: a Run's target, all and codes; the lab's
+// request (its page aside: the chapter's data, checked against the protocol only).
+const asks = {
+  run: (data) => ({ target: data.target, all: data.all, codes: JSON.parse(data.codes) }),
+  lab: (data) => ({ ...JSON.parse(data.request), page: undefined }),
+};
 onmessage = ({ data }) => {
   try {
     bookProtocol.check("to the worker", data);
-    if (data.kind !== "run") return;
-    const { request, messages } = streams.shift();
-    const asked = { target: data.target, all: data.all, codes: JSON.parse(data.codes) };
-    if (!same(asked, request) || !same(asked.codes, request.codes)) {
-      throw new Error(`asked ${JSON.stringify(asked)}, recorded ${JSON.stringify(request)}`);
-    }
+    if (!asks[data.kind]) return; // open: a fresh namespace, nothing to answer
+    const asked = JSON.stringify(asks[data.kind](data));
+    const { request, messages } = streams.shift() ?? { request: "nothing more" };
+    const recorded = JSON.stringify(request);
+    if (asked !== recorded) throw new Error(`asked ${asked}, recorded ${recorded}`);
     for (const message of messages) postMessage(message);
   } catch (error) {
     postMessage({ kind: "broken", error: `stand-in worker: ${error.message}` });
@@ -81,8 +87,9 @@ def book_engine() -> str:
     return engine_json(DOCS)
 
 
-def fixture_page(chapter: Chapter, page: dict) -> str:
-    """The chapter's fences and output blocks as the site renders them, with its data."""
+def fixture_page(chapter: Chapter, page: dict, more: str = "") -> str:
+    """The chapter's fences and output blocks as the site renders them, with its data, and
+    ``more`` HTML after them."""
     blocks = []
     for cell in chapter.cells:
         code = html.escape(cell.fence.code)
@@ -97,7 +104,7 @@ def fixture_page(chapter: Chapter, page: dict) -> str:
     editor = {"script": "editor.js", "style": "editor.css"}
     return (
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>fixture</title></head>"
-        f"<body><article><h1>{html.escape(chapter.title)}</h1>{''.join(blocks)}</article>"
+        f"<body><article><h1>{html.escape(chapter.title)}</h1>{''.join(blocks)}{more}</article>"
         f"{element(page, id='notebook-fences')}{element(editor, id='code-editor')}"
         '<script src="page.js"></script><script src="protocol.js"></script>'
         '<script src="notebook.js"></script></body></html>'
@@ -147,13 +154,14 @@ def shown_as(told: list[dict], cells: list) -> dict[int, dict]:
 class Session:
     """The fixture page for one reader's session: the Runs it will ask for, recorded."""
 
-    def __init__(self, folder: Path, edits: dict[int, str]):
-        self.chapter = Chapter.read(CHAPTER)
-        self.page = page_fences(CHAPTER)
+    def __init__(self, folder: Path, edits: dict[int, str], chapter: Path = CHAPTER, more=""):
+        self.chapter = Chapter.read(chapter)
+        self.page = page_fences(chapter)
         self.notebook = bridge.open_chapter(json.dumps(self.page), book_engine())
         self.folder, self.edits, self.streams = folder, edits, []
         folder.mkdir()
-        (folder / "page.html").write_text(fixture_page(self.chapter, self.page), encoding="utf-8")
+        text = fixture_page(self.chapter, self.page, more)
+        (folder / "page.html").write_text(text, encoding="utf-8")
         for name in ("page/page.js", "notebook/notebook.js"):
             shutil.copyfile(ASSETS / name, folder / Path(name).name)
         template = (ROOT / "docs" / PROTOCOL_JS).read_text(encoding="utf-8")
@@ -163,12 +171,15 @@ class Session:
         (folder / "editor.css").write_text("", encoding="utf-8")
 
     def expect(self, target: int, all: bool = False, messages: list | None = None) -> list:
+        """A Run the page will ask for, and what the worker posts for it: the run's events."""
         codes = {str(i): code for i, code in self.edits.items()}
         messages = messages or posted(self.notebook, target, self.edits, all)
-        self.streams.append({"request": {"target": target, "all": all, "codes": codes},
-                             "messages": messages})  # fmt: skip
-        (self.folder / "streams.json").write_text(json.dumps(self.streams), encoding="utf-8")
+        self.record({"target": target, "all": all, "codes": codes}, messages)
         return [m["event"] for m in messages if m["kind"] == "event"]
+
+    def record(self, request: dict, messages: list) -> None:
+        self.streams.append({"request": request, "messages": messages})
+        (self.folder / "streams.json").write_text(json.dumps(self.streams), encoding="utf-8")
 
     def line(self, index: int) -> int:
         return self.page["fences"][index]["line"]
@@ -314,5 +325,70 @@ def test_a_message_outside_the_protocol_is_reported_on_the_fence_and_in_the_cons
         said = "run event 'done': missing field 'state'"
         assert said in failure(tab, session.line(0)), failure(tab, session.line(0))
         assert any(said in problem for problem in tab.watch.problems), tab.watch.problems
+    finally:
+        tab.context.close()
+
+
+LAB_PAGE = next(p for p in sorted(DOCS.glob("*.md")) if PLACEHOLDER in p.read_text())
+# What the lab shows of its last answer (lab.js's show).
+LAB_SHOWN = """() => {
+  const q = (selector) => document.querySelector(selector);
+  return {
+    frame: window.bookLab.frame, step: q(".lab").dataset.step ?? null,
+    refused: q(".lab").dataset.refused ?? null, now: q(".lab-now").textContent,
+    problem: q(".lab-problem").hidden ? null : q(".lab-problem").textContent,
+    rects: document.querySelectorAll(".lab-boundary rect").length,
+    lines: document.querySelectorAll(".lab-network line").length,
+    what: q(".lab-what").textContent,
+    curves: document.querySelectorAll(".lab-curves polyline").length,
+  };
+}"""
+
+
+def test_the_lab_shows_each_frame_and_refusal_that_python_answers(chromium, served):
+    folder, url = served
+    more = lab_html(f"<p>{PLACEHOLDER}: the fixture.</p>", "", ".")[0]
+    session = Session(folder / "lab", {}, LAB_PAGE, more)
+    shutil.copytree(ASSETS / "lab", folder / "lab" / "lab")
+    engine, book = book_engine(), {**lab.BOOK}
+    steps = [  # what the reader does, and the request it makes
+        ("reset", {"action": "open", "settings": book, "gradients": False, "codes": {}}),
+        ("step", {"action": "step", "settings": book, "gradients": False}),
+        ("gradients", {"action": "draw", "settings": book, "gradients": True}),
+        ("step", {"action": "step", "settings": {**book, "rate": "fast"}, "gradients": True}),
+        ("step", {"action": "step", "settings": book, "gradients": True}),  # the refusal goes
+    ]
+    answers = []
+    for _, request in steps:
+        sent = (
+            {**request, "page": json.dumps(session.page)}
+            if request["action"] == "open"
+            else request
+        )
+        answers.append(json.loads(lab.answer(json.dumps(sent), engine)))
+        session.record(request, [{"kind": "lab", "answer": json.dumps(answers[-1])}])
+    assert [next(iter(a)) for a in answers] == ["frame", "frame", "frame", "refused", "frame"]
+    tab = opened(chromium, url, session)
+    try:
+        tab.wait_for_selector(".lab[data-state=idle]")
+        shown = None
+        for (what, request), answer in zip(steps, answers):
+            tab.locator(".lab-rate").fill(request["settings"]["rate"])
+            tab.locator(f".lab-{what}").click()
+            tab.wait_for_selector(".lab[data-state=idle]", state="attached")  # answered
+            before, shown = shown, tab.evaluate(LAB_SHOWN)
+            if "frame" in answer:
+                frame = answer["frame"]
+                assert shown["frame"] == frame and shown["refused"] is None, what
+                assert (shown["step"], shown["now"]) == (str(frame["step"]), frame["status"])
+                assert shown["problem"] == frame["problem"] and shown["what"] == frame["shows"]
+                assert shown["rects"] == frame["boundary"].count("<rect"), what
+                assert shown["lines"] == frame["network"].count("<line"), what
+                assert shown["curves"] == frame["curves"].count("<polyline"), what
+            else:  # the refusal is said; the lab keeps what it showed
+                assert (shown["problem"], shown["refused"]) == (answer["refused"], "yes")
+                assert {k: shown[k] for k in ("frame", "now", "step")} == {
+                    k: before[k] for k in ("frame", "now", "step")}  # fmt: skip
+        assert not tab.watch.problems, tab.watch.problems
     finally:
         tab.context.close()
