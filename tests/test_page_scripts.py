@@ -1,4 +1,4 @@
-"""The page's notebook.js and lab.js, fed what the page's Python says: no Pyodide, no build.
+"""The page's notebook.js, lab.js and learner.js, fed what its Python says: no Pyodide.
 
 A small fixture page holds a chapter's python fences and ```output blocks as the site shows
 them, its fence data as the build writes it (tools/site/page_data.py), and the real
@@ -10,6 +10,8 @@ printed, how it failed, the book's output block kept, marked or hidden) must be 
 decided. A message outside the protocol is reported on the fence and in the console. The
 lab (lab.js under the two-moons chapter's fences) shows each frame Python answered for
 Reset, Step and the gradients' box, says a refusal and keeps its frame, and lets it go.
+Learner mode (learner.js) shows the table of a Check as tools/learn/in_page.py made it, the
+places it names as links to their sections, and its hints one at a time.
 Chromium only, quick: it runs in `check`. What Pyodide itself does is tests/site/'s.
 """
 
@@ -28,8 +30,12 @@ from benchmarks.drive import bar, serve
 from tests.helpers.browser import failure, open_tab
 from tools import DOCS, ROOT
 from tools.chapter import Chapter
+from tools.learn import in_page
 from tools.page import bridge, lab
 from tools.site.lab import PLACEHOLDER, lab_html
+from tools.site.learner import PLACEHOLDER as LEARNER_HERE
+from tools.site.learner import learner_html
+from tools.site.learner import page_data as learner_data
 from tools.site.page_data import element, page_fences
 from tools.site.runtime import PROTOCOL_JS, engine_json, protocol_script
 
@@ -51,11 +57,14 @@ postMessage({ kind: "ready" });
 const asks = {
   run: (data) => ({ target: data.target, all: data.all, codes: JSON.parse(data.codes) }),
   lab: (data) => ({ ...JSON.parse(data.request), page: undefined }),
+  "learn-load": () => ({}),
+  learn: ({ chapter, engine }) => ({ chapter, engine }),
+  "learn-table": ({ runs, engine, diagnose, record }) => ({ runs, engine, diagnose, record }),
 };
 onmessage = ({ data }) => {
   try {
     bookProtocol.check("to the worker", data);
-    if (!asks[data.kind]) return; // open: a fresh namespace, nothing to answer
+    if (!(data.kind in asks)) return; // open: a fresh namespace, nothing to answer
     const asked = JSON.stringify(asks[data.kind](data));
     const { request, messages } = streams.shift() ?? { request: "nothing more" };
     const recorded = JSON.stringify(request);
@@ -389,6 +398,71 @@ def test_the_lab_shows_each_frame_and_refusal_that_python_answers(chromium, serv
                 assert (shown["problem"], shown["refused"]) == (answer["refused"], "yes")
                 assert {k: shown[k] for k in ("frame", "now", "step")} == {
                     k: before[k] for k in ("frame", "now", "step")}  # fmt: skip
+        assert not tab.watch.problems, tab.watch.problems
+    finally:
+        tab.context.close()
+
+
+LEARNER_PAGE = next(p for p in sorted(DOCS.glob("*.md")) if LEARNER_HERE in p.read_text())
+CHECKED = DOCS / "02-the-value-atom.md"  # the chapter the learner checks
+
+
+def learner_check(folder: Path, engine: str) -> tuple[list[dict], dict]:
+    """What tools/learn/in_page.py tells for a Check of CHECKED, and the table it makes."""
+    events, here = [], os.getcwd()
+    os.chdir(folder)  # in_page works in its folder (the page's /tmp/learner)
+    try:
+        in_page.check_in_page(CHECKED.name, engine, events.append, folder=str(folder))
+        runs = [
+            {"chapter": CHECKED.name, "events": [json.loads(e) for e in events], "stopped": None}
+        ]
+        table = json.loads(
+            in_page.table_in_page(json.dumps(runs), engine, True, folder=str(folder))
+        )
+    finally:
+        os.chdir(here)
+    return runs, table
+
+
+def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
+    chromium, served, tmp_path
+):
+    folder, url = served
+    href = lambda name, anchor: f"{name[:-3]}.html" + (f"#{anchor}" if anchor else "")  # noqa: E731
+    data = learner_data(DOCS, href)
+    more = learner_html(f"<p>{LEARNER_HERE}: the fixture.</p>", data, ".")[0]
+    session = Session(folder / "learner", {}, LEARNER_PAGE, more)
+    shutil.copytree(ASSETS / "learner", folder / "learner" / "learner")
+    engine = data["skeleton"]
+    runs, table = learner_check(tmp_path, engine)
+    start = {"kind": "learn-start"}
+    session.record({}, [start, {"kind": "learned"}])  # the book's zip, loaded
+    told = [{"kind": "learn-event", "event": event} for event in runs[0]["events"]]
+    session.record({"chapter": CHECKED.name, "engine": engine}, [start, *told, {"kind": "learned"}])
+    asked = {"runs": runs, "engine": engine, "diagnose": True, "record": None}
+    session.record(asked, [start, {"kind": "learn-table", "table": table}])
+    assert table["hints"], "the skeleton fails CHECKED: there are hints"
+    tab = opened(chromium, url, session)
+    try:
+        tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+        tab.locator(".learner-chapter").select_option(CHECKED.name)
+        tab.locator(".learner-check").click()
+        tab.wait_for_selector(".learner[data-checked='1']", state="attached")
+        shown = tab.locator(".learner-table")
+        assert shown.text_content() == "".join(part for part, _, _ in table["table"])
+        links = shown.locator("a")
+        wanted = [(part, data["places"][chapter]["sections"][section] if section
+                   else data["places"][chapter]["url"])
+                  for part, chapter, section in table["table"] if chapter]  # fmt: skip
+        got = [(links.nth(k).text_content(), links.nth(k).get_attribute("href"))
+               for k in range(links.count())]  # fmt: skip
+        assert got == wanted and wanted, got
+        title = Chapter.read(CHECKED).title
+        assert tab.locator(".learner-status").text_content() == f"Checked {title}."
+        for level, hint in enumerate(table["hints"][:2], 1):
+            tab.locator(".learner-hint").click()
+            said = tab.locator(".learner-hint-text").text_content()
+            assert said == "".join(part for part, _, _ in hint), f"hint {level}: {said}"
         assert not tab.watch.problems, tab.watch.problems
     finally:
         tab.context.close()
