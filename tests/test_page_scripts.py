@@ -28,9 +28,9 @@ import pytest
 
 from benchmarks.drive import bar, serve
 from tests.helpers.browser import failure, open_tab
+from tests.helpers.recorded import learner_check, posted
 from tools import DOCS, ROOT
 from tools.chapter import Chapter
-from tools.learn import in_page
 from tools.page import bridge, lab
 from tools.site.lab import PLACEHOLDER, lab_html
 from tools.site.learner import PLACEHOLDER as LEARNER_HERE
@@ -43,7 +43,6 @@ pytestmark = pytest.mark.browser
 
 CHAPTER = DOCS / "03-backward.md"
 ASSETS = ROOT / "docs" / "assets"
-STANDIN = "not drawn: the stand-in worker has no Graphviz"
 
 # The stand-in for worker.js: ready at once; each request checked against the protocol; each
 # Run answered with the next recorded stream, if it asks what was recorded.
@@ -118,25 +117,6 @@ def fixture_page(chapter: Chapter, page: dict, more: str = "") -> str:
         '<script src="page.js"></script><script src="protocol.js"></script>'
         '<script src="notebook.js"></script></body></html>'
     )
-
-
-def posted(notebook, target: int, codes: dict[int, str], all: bool) -> list[dict]:
-    """What worker.js posts for this Run: the run's events, then what it draws, then finished."""
-    told: list[dict] = []
-    bridge.run(notebook, target, json.dumps(codes), all, lambda text: told.append(json.loads(text)))
-    messages = [
-        {"kind": "event", "event": e} for e in told if e["kind"] not in ("figure", "graphs")
-    ]
-    for event in (e for e in told if e["kind"] in ("figure", "graphs")):
-        if event["kind"] == "graphs":
-            messages.append({"kind": "graphs", "index": event["index"],
-                             "drawn": [{"svg": None, "problem": STANDIN}]})  # fmt: skip
-        elif event["live"]:
-            messages.append({"kind": "figure", "name": event["name"], "svg": None,
-                             "steps": None, "problem": STANDIN})  # fmt: skip
-        else:
-            messages.append({"kind": "figure", "name": event["name"], "book": True})
-    return [*messages, {"kind": "finished"}]
 
 
 def shown_as(told: list[dict], cells: list) -> dict[int, dict]:
@@ -407,23 +387,6 @@ LEARNER_PAGE = next(p for p in sorted(DOCS.glob("*.md")) if LEARNER_HERE in p.re
 CHECKED = DOCS / "02-the-value-atom.md"  # the chapter the learner checks
 
 
-def learner_check(folder: Path, engine: str) -> tuple[list[dict], dict]:
-    """What tools/learn/in_page.py tells for a Check of CHECKED, and the table it makes."""
-    events, here = [], os.getcwd()
-    os.chdir(folder)  # in_page works in its folder (the page's /tmp/learner)
-    try:
-        in_page.check_in_page(CHECKED.name, engine, events.append, folder=str(folder))
-        runs = [
-            {"chapter": CHECKED.name, "events": [json.loads(e) for e in events], "stopped": None}
-        ]
-        table = json.loads(
-            in_page.table_in_page(json.dumps(runs), engine, True, folder=str(folder))
-        )
-    finally:
-        os.chdir(here)
-    return runs, table
-
-
 def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
     chromium, served, tmp_path
 ):
@@ -434,7 +397,7 @@ def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
     session = Session(folder / "learner", {}, LEARNER_PAGE, more)
     shutil.copytree(ASSETS / "learner", folder / "learner" / "learner")
     engine = data["skeleton"]
-    runs, table = learner_check(tmp_path, engine)
+    runs, table = learner_check(tmp_path, CHECKED.name, engine)
     start = {"kind": "learn-start"}
     session.record({}, [start, {"kind": "learned"}])  # the book's zip, loaded
     told = [{"kind": "learn-event", "event": event} for event in runs[0]["events"]]

@@ -17,6 +17,7 @@ import subprocess
 
 import pytest
 
+from tests.helpers import recorded
 from tools import DOCS, ROOT
 from tools.learn import in_page
 from tools.learn.skeleton import skeleton
@@ -58,23 +59,17 @@ def test_a_chapter_run_tells_every_kind_of_run_event_and_only_those(chapter_run)
 
 @pytest.fixture(scope="module")
 def learner_check(tmp_path_factory) -> list[dict]:
-    """A learner's Check of one chapter with the skeleton engine, as the worker sends it."""
-    folder = tmp_path_factory.mktemp("learner")
-    engine, events = skeleton(), []
-    here = os.getcwd()
-    os.chdir(folder)  # in_page works in its folder (the page's /tmp/learner)
-    try:
-        in_page.check_in_page(LEARNER_CHAPTER, engine, events.append, folder=str(folder))
-        run = {"chapter": LEARNER_CHAPTER, "events": [json.loads(e) for e in events]}
-        runs = json.dumps([{**run, "stopped": None}])
-        table = json.loads(in_page.table_in_page(runs, engine, True, folder=str(folder)))
-    finally:
-        os.chdir(here)
-    asked = {"kind": "learn-table", "runs": json.loads(runs), "engine": engine}
+    """A learner's Check of one chapter with the skeleton engine, as the page and the
+    worker send it."""
+    engine = skeleton()
+    runs, table = recorded.learner_check(
+        tmp_path_factory.mktemp("learner"), LEARNER_CHAPTER, engine
+    )
+    asked = {"kind": "learn-table", "runs": runs, "engine": engine, "diagnose": True}
     return [
         {"kind": "learn", "chapter": LEARNER_CHAPTER, "engine": engine},
-        *({"kind": "learn-event", "event": event} for event in run["events"]),
-        {**asked, "diagnose": True, "record": None},
+        *({"kind": "learn-event", "event": event} for event in runs[0]["events"]),
+        {**asked, "record": None},
         {"kind": "learn-table", "table": table},
     ]
 
