@@ -165,7 +165,8 @@ class Telling:
         tell(self.event)
 
 
-def test_python_raises_rather_than_send_or_act_on_a_bad_message():
+def test_python_raises_rather_than_send_or_act_on_a_bad_message(tmp_path):
+    here = os.getcwd()
     sent = []
     with pytest.raises(ProtocolError, match="run event 'done': missing field 'state'"):
         bridge.run(Telling({"kind": "done", "index": 0}), 0, "{}", False, sent.append)
@@ -174,8 +175,14 @@ def test_python_raises_rather_than_send_or_act_on_a_bad_message():
         bridge.open_chapter(json.dumps({"chapter": "x.md"}), "[]")
     with pytest.raises(ProtocolError, match='lab request: unknown kind action="fly"'):
         lab.answer(json.dumps({"action": "fly", "settings": lab.BOOK}), "[]")
-    with pytest.raises(ProtocolError, match="learner run: missing field 'stopped'"):
-        in_page.table_in_page(json.dumps([{"chapter": "x.md", "events": []}]), "", False)
+    runs = json.dumps([{"chapter": "x.md", "events": []}])
+    try:
+        with pytest.raises(ProtocolError, match="learner run: missing field 'stopped'"):
+            in_page.table_in_page(runs, "", False, folder=str(tmp_path))
+    finally:
+        moved = os.getcwd()
+        os.chdir(here)
+    assert moved == here and not (tmp_path / "micrograd.py").exists(), "it acted, then checked"
 
 
 def node() -> str:

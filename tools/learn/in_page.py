@@ -68,10 +68,10 @@ def table_in_page(
     ``runs`` is JSON, a list of {"chapter": name, "events": [...], "stopped": why or null}.
     With ``diagnose``, the function to fix is found first (rerunning the failing chapter, in
     this process)."""
+    asked = [check("learner run", run) for run in json.loads(runs)]  # before anything is done
     path = _engine_file(engine, folder)
     results = []
-    for run in json.loads(runs):
-        check("learner run", run)
+    for run in asked:
         chapter = DOCS / run["chapter"]
         events, stopped = run["events"], run["stopped"]
         results.append(chapter_result(chapter, events, stopped, _blocked(chapter)))
