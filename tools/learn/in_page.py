@@ -21,6 +21,7 @@ from tools.learn.diagnose import diagnosis
 from tools.learn.hints import LEVELS, hint
 from tools.learn.table import chapter_result, progress_table
 from tools.notebook import blocked
+from tools.page.protocol import check
 
 
 def _blocked(chapter: Path) -> frozenset[int]:
@@ -47,12 +48,12 @@ def _engine_file(engine: str, folder: str) -> Path:
 
 def check_in_page(name: str, engine: str, tell, folder: str = WORKING) -> None:
     """Run chapter ``name`` against the engine's text, calling ``tell(json_text)`` per event
-    (tools/learn/child.py's ``run_chapter``)."""
+    (tools/learn/child.py's ``run_chapter``), each a "learner event" of tools/page/protocol.py."""
     chapter = DOCS / name
     run_chapter(
         chapter,
         _engine_file(engine, folder),
-        lambda **event: tell(json.dumps(event)),
+        lambda **event: tell(json.dumps(check("learner event", event))),
         skip=_blocked(chapter),
     )
 
@@ -67,9 +68,10 @@ def table_in_page(
     ``runs`` is JSON, a list of {"chapter": name, "events": [...], "stopped": why or null}.
     With ``diagnose``, the function to fix is found first (rerunning the failing chapter, in
     this process)."""
+    asked = [check("learner run", run) for run in json.loads(runs)]  # before anything is done
     path = _engine_file(engine, folder)
     results = []
-    for run in json.loads(runs):
+    for run in asked:
         chapter = DOCS / run["chapter"]
         events, stopped = run["events"], run["stopped"]
         results.append(chapter_result(chapter, events, stopped, _blocked(chapter)))
@@ -85,7 +87,8 @@ def table_in_page(
     )
     fix = next((r.failure.fix for r in results if r.failure), "")
     hints = [linked("\n".join(hint(fix, level))) for level in range(1, LEVELS + 1)] if fix else []
-    return json.dumps({"table": linked(table), "record": record, "fix": fix, "hints": hints})
+    shown = {"table": linked(table), "record": record, "fix": fix, "hints": hints}
+    return json.dumps(check("learner table", shown))
 
 
 def linked(text: str, docs: Path = DOCS) -> list[list]:

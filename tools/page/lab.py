@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from .bridge import chunks
 from .kernel import ENGINE
+from .protocol import check
 from .run import Cell, Notebook
 
 # What the chapter's fences define that the lab trains with, and what each is for.
@@ -481,9 +482,14 @@ _lab: Lab | None = None
 
 def answer(request: str, engine: str) -> str:
     """What the page asked (JSON: ``action``, and what it needs), answered as JSON:
-    ``{"frame": ...}``, or ``{"refused": message}`` with the lab as it was."""
+    ``{"frame": ...}``, or ``{"refused": message}`` with the lab as it was. Both are
+    checked against tools/page/protocol.py: a bad message is a ProtocolError."""
+    asked = check("lab request", json.loads(request))
+    return json.dumps(check("lab answer", _answer(asked, engine)))
+
+
+def _answer(asked: dict, engine: str) -> dict:
     global _lab
-    asked = json.loads(request)
     action = asked["action"]
     try:
         chosen = settings(asked.get("settings", BOOK))
@@ -493,13 +499,13 @@ def answer(request: str, engine: str) -> str:
             lab = Lab(namespace, LEARNER if learner is not None else "the page's engine")
             lab.reset(chosen)
             _lab = lab
-            return json.dumps({"frame": lab.frame(draw=True)})
+            return {"frame": lab.frame(draw=True)}
         if _lab is None:
             raise LabError("The lab has not started: press Reset.")
         gradients = bool(asked.get("gradients"))
         if action == "reset":
             _lab.reset(chosen)
-            return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
+            return {"frame": _lab.frame(draw=True, gradients=gradients)}
         if chosen.steps < len(_lab.losses):
             raise LabError(
                 f"The lab is at step {len(_lab.losses)}: the number of steps cannot be below "
@@ -509,16 +515,16 @@ def answer(request: str, engine: str) -> str:
         if action == "step":
             if not _lab.done:
                 _lab.step()
-            return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
+            return {"frame": _lab.frame(draw=True, gradients=gradients)}
         if action == "train":  # one slice of training
             before = len(_lab.losses)
             _lab.run_for(SLICE)
             draw = _lab.done or time.perf_counter() - _lab.drawn_at >= DRAW_EVERY
             tens = len(_lab.losses) // ANNOUNCE_EVERY > before // ANNOUNCE_EVERY
             frame = _lab.frame(draw=draw, gradients=gradients, announce=tens)
-            return json.dumps({"frame": frame})
+            return {"frame": frame}
         if action == "draw":
-            return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
+            return {"frame": _lab.frame(draw=True, gradients=gradients)}
         raise LabError(f"The lab does not know {action!r}.")
     except LabError as refusal:
-        return json.dumps({"refused": str(refusal)})
+        return {"refused": str(refusal)}
