@@ -30,7 +30,7 @@ from tools import ENGINE
 from tools.learn.best import best_lines, now, read_record, record_path, remember, write_record
 from tools.learn.child import DEFAULT_TIMEOUT, check
 from tools.learn.counted import engine_checks, engine_names, nothing_to_check
-from tools.learn.hints import LEVELS, hint
+from tools.learn.hints import LEVELS, hint, next_level, unnamed_hint
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import DEFAULT_PATH, SkeletonExistsError, write_skeleton
 from tools.learn.table import Layout, table_head, table_row, table_tail
@@ -162,18 +162,21 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
     else:
         record = remember(record, results, now())
         print("".join(f"{line}\n" for line in best_lines(record, results)), end="")
-    fix = next((r.failure.fix for r in results if r.failure), "")
+    first = next((r for r in results if r.failure), None)
+    fix = first.failure.fix if first else ""
     if fix:
         given = (record or {}).get("hints", {}).get(fix, 0)
         if asked:
-            given = min(given + 1, LEVELS)
-            print("", *hint(fix, given), sep="\n")
+            given = next_level(given)
+            print("", *hint(fix, given, seen=first.failure.seen), sep="\n")
             if record is not None:
                 record["hints"][fix] = given
         elif given < LEVELS:
             print(
                 f"Stuck? Add --hint for a hint about {fix} (each time one more, {LEVELS} in all)."
             )
+    elif first and asked:
+        print("", *unnamed_hint(first), sep="\n")
     if record is not None:
         write_record(kept, record)
     return 0 if all(r.failure is None for r in results) else 1

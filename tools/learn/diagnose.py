@@ -11,6 +11,7 @@ import types
 from pathlib import Path
 
 from tools.learn.counted import names_used
+from tools.learn.mistakes import seen
 from tools.learn.places import Definition, book_definitions
 from tools.learn.wording import worded_otherwise
 from tools.notebook import Notebook
@@ -105,6 +106,11 @@ class _Replay:
 
 
 def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | None:
+    """``_named``'s name alone."""
+    return _named(chapter, engine, index, said)[0]
+
+
+def _named(chapter: Path, engine: Path, index: int, said: str = ""):
     """The function of the learner's engine that made check ``index`` fail, by qualified
     name; None if no one function can be named.
 
@@ -120,6 +126,9 @@ def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | Non
     replacement makes the check pass is the one to fix; the innermost engine function of
     the error when none does (two bugs at once). The work is bounded by the count of the
     engine's functions, not by time: the name does not depend on how busy the machine is.
+
+    Returns (the name or None, why none could be named or "", the learner's module as
+    the first rerun imported it, before any function was replaced).
     """
     book_defs = book_definitions()
     called: dict[str, None] = {}  # the engine's functions the check called, in that order
@@ -140,14 +149,14 @@ def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | Non
         cells = [i for i in range(index + 1) if not replay.book.cells[i].engine]
         replay = _Replay(chapter, engine, cells, watch=watch)
         if not replay.fails():
-            return None
+            return None, NOT_AGAIN, replay.book.engine_module
     module = replay.book.engine_module
     functions = _engine_functions(module)
     frames = [f for f, _ in traceback.walk_tb(replay.error.__traceback__)]
     raised = [functions.get(f.f_code, [None])[0] for f in frames if f.f_code in functions]
     raiser = raised[-1] if raised else None
     if isinstance(replay.error, NotImplementedError) and raiser:
-        return raiser
+        return raiser, "", module
     missing = [name for name in book_defs if not _defined(module, name)]
     if not replay.watched:  # a recursion too deep for the profiler: then every function
         called.update(dict.fromkeys(book_defs))
@@ -155,8 +164,8 @@ def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | Non
         if name in book_defs:
             patched = _Replay(chapter, engine, cells, _with_the_books(book_defs[name]))
             if patched.complete and patched.error is None:
-                return name
-    return raiser
+                return name, "", module
+    return raiser, "" if raiser else NO_ONE, module
 
 
 def _defined(module: types.ModuleType, name: str) -> bool:
@@ -165,19 +174,37 @@ def _defined(module: types.ModuleType, name: str) -> bool:
     return holder is not None and attribute in vars(holder)
 
 
-def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> str | None:
-    """The function to blame for the failure of check ``index`` (``to_fix``), if one can
-    be named; ``said``: the first line of the failure's message, as the chapter's run
-    reported it."""
-    return to_fix(chapter, engine, index, said)
+NOT_AGAIN = (
+    "the check passes when it is run again alone, on the cells it reads from and then on "
+    "the whole chapter above it: what made it fail is not in what it reads (state left "
+    "by another check, or a time limit)"
+)
+NO_ONE = (
+    "no one function, replaced by the book's own, makes the check pass, and the error was "
+    "not raised inside your engine: two mistakes at once, or objects of another shape "
+    "than the book's that the check reads"
+)
+
+
+def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> dict:
+    """Why check ``index`` failed, as JSON: {"fix": the function to blame (``to_fix``) or
+    "", "why": why no function could be named (or ""), "seen": the mistake made in it, if
+    one of tools/learn/mistakes.py shows, with its worked example}; ``said``: the first line
+    of the failure's message, as the chapter's run reported it."""
+    fix, why, module = _named(chapter, engine, index, said)
+    found = {"fix": fix or "", "why": why}
+    if fix:
+        example = seen(fix, module)
+        if example is not None:
+            found["seen"] = example
+    return found
 
 
 def diagnose_here(chapter: str, engine: str, report: str, index: str, said: str = "") -> None:
-    """``diagnosis`` in a child process, writing {"fix": name} to ``report`` if it names one."""
-    fix = diagnosis(Path(chapter), Path(engine), int(index), said)
-    if fix:
-        with open(report, "a", encoding="utf-8") as out:
-            out.write(json.dumps({"fix": fix}) + "\n")
+    """``diagnosis`` in a child process, writing it to ``report`` as one JSON line."""
+    found = diagnosis(Path(chapter), Path(engine), int(index), said)
+    with open(report, "a", encoding="utf-8") as out:
+        out.write(json.dumps(found) + "\n")
 
 
 DIAGNOSE = (

@@ -18,7 +18,7 @@ from tools.chapter import Chapter, chapters
 from tools.learn.best import best_lines, now, remember
 from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
 from tools.learn.diagnose import diagnosis
-from tools.learn.hints import LEVELS, hint
+from tools.learn.hints import LEVELS, hint, unnamed_hint
 from tools.learn.table import chapter_result, progress_table
 from tools.notebook import blocked
 
@@ -83,8 +83,13 @@ def table_in_page(
     table = progress_table(results, ENGINE) + "".join(
         f"{line}\n" for line in best_lines(record, results)
     )
-    fix = next((r.failure.fix for r in results if r.failure), "")
-    hints = [linked("\n".join(hint(fix, level))) for level in range(1, LEVELS + 1)] if fix else []
+    first = next((r for r in results if r.failure), None)
+    fix = first.failure.fix if first else ""
+    if fix:
+        said = [hint(fix, level, seen=first.failure.seen) for level in range(1, LEVELS + 1)]
+    else:
+        said = [unnamed_hint(first)] if first and diagnose else []
+    hints = [linked("\n".join(lines)) for lines in said]
     return json.dumps({"table": linked(table), "record": record, "fix": fix, "hints": hints})
 
 
