@@ -111,7 +111,9 @@ def hint(name: str, level: int, docs: Path = DOCS, seen: dict | None = None) -> 
     if level == 2:
         if said is not None:
             return [f"{head} {rule(said)}"]
-        doc = (ast.get_docstring(ast.parse(definition.source).body[0]) or "").strip()
+        node = ast.parse(definition.source).body[0]
+        defines = isinstance(node, ast.FunctionDef | ast.ClassDef)
+        doc = (ast.get_docstring(node) if defines else "") or ""
         if doc:
             return [f"{head} {doc.splitlines()[0]}"]
     if made is not None:
