@@ -23,7 +23,7 @@ from tools.learn.counted import engine_checks, engine_names, made_from, names_us
 from tools.learn.diagnose import DIAGNOSE, NO_ONE
 from tools.learn.places import chapters_named
 from tools.learn.table import ChapterResult, chapter_result
-from tools.learn.wording import worded_otherwise
+from tools.learn.wording import reprs_only, worded_otherwise
 from tools.notebook import EngineImportError, Notebook, OutputMismatchError
 from tools.page.kernel import describe
 
@@ -98,7 +98,10 @@ def run_chapter(
             line = event["line"] - cell.line + 1  # from its failing statement on, if known
             if isinstance(error, OutputMismatchError) or not 1 <= line <= cell.code.count("\n"):
                 line = 0  # all it made is unsure
-            root[index], unsure[index] = index, made_from(cell.code, line)
+            made = made_from(cell.code, line)
+            if isinstance(error, OutputMismatchError) and reprs_only(book, index, classes):
+                made = frozenset()  # only a repr read otherwise: nothing it made is in doubt
+            root[index], unsure[index] = index, made
             continue
         tell(passed=index)
 
