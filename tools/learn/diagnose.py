@@ -4,6 +4,7 @@ running the check again with a profiler, then with one function at a time the bo
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 import traceback
@@ -11,7 +12,7 @@ import types
 from pathlib import Path
 
 from tools.learn.counted import names_used
-from tools.learn.mistakes import seen
+from tools.learn.mistakes import book_engine, seen
 from tools.learn.places import Definition, book_definitions
 from tools.learn.wording import worded_otherwise
 from tools.notebook import Notebook
@@ -132,13 +133,17 @@ def _named(chapter: Path, engine: Path, index: int, said: str = ""):
     """
     book_defs = book_definitions()
     called: dict[str, None] = {}  # the engine's functions the check called, in that order
+    built: dict[str, tuple | None] = {}  # a constructor -> its first call's arguments, copied
 
     def watch(module: types.ModuleType):
         functions = _engine_functions(module)
 
         def profile(frame, event, _):
             if event == "call" and frame.f_code in functions:
-                called.update(dict.fromkeys(functions[frame.f_code]))
+                names = functions[frame.f_code]
+                called.update(dict.fromkeys(names))
+                if names[0].endswith(".__init__") and names[0] not in built:
+                    built[names[0]] = _arguments(frame)
 
         return profile
 
@@ -165,7 +170,112 @@ def _named(chapter: Path, engine: Path, index: int, said: str = ""):
             patched = _Replay(chapter, engine, cells, _with_the_books(book_defs[name]))
             if patched.complete and patched.error is None:
                 return name, "", module
+    if raiser is None:
+        said = describe(replay.error).split("\n")[0]
+        name = _in_a_class(chapter, engine, cells, [*called], said, built, module)
+        if name is not None:
+            return name, "", module
     return raiser, "" if raiser else NO_ONE, module
+
+
+def _in_a_class(chapter, engine, cells, called, said, built, module) -> str | None:
+    """The function to fix when no one function, replaced by the book's, makes the check
+    pass, because the learner's objects hold their state in another shape than the book's
+    (a ``Neuron`` that keeps its activation's name): the book's method then reads a field
+    the learner's object lacks. A class whose methods, all replaced at once by the book's,
+    make the check pass holds the mistake; in it, each of the learner's methods is put back
+    alone among the book's: one that passes is not to blame, one that fails as the check
+    did is; else, of those that fail otherwise (their fields do not fit the book's), a
+    constructor if the objects it builds answer otherwise than the book's (``_builds_
+    otherwise``: by calling them, not by reading their fields), else the one the check
+    called last."""
+    book_defs = book_definitions()
+    owners = [name.rpartition(".")[0] for name in called if "." in name]
+    owners += [name.rpartition(".")[0] for name in book_defs if "." in name]
+    for owner in dict.fromkeys(owners):
+        members = [name for name in book_defs if name.rpartition(".")[0] == owner]
+        whole = _Replay(chapter, engine, cells, _all(book_defs[name] for name in members))
+        if not (whole.complete and whole.error is None):
+            continue
+        order = {name: at for at, name in enumerate(called)}
+        suspects = []
+        for name in sorted(members, key=lambda n: order.get(n, -1)):
+            others = _all(book_defs[other] for other in members if other != name)
+            alone = _Replay(chapter, engine, cells, others)
+            if alone.complete and alone.error is None:
+                continue
+            if alone.fails(said):
+                return name
+            suspects.append(name)
+        for name in suspects:
+            if name.endswith(".__init__") and _builds_otherwise(name, built.get(name), module):
+                return name
+        plain = [name for name in suspects if not name.endswith(".__init__")]
+        return (plain or suspects or members)[-1]
+    return None
+
+
+def _arguments(frame) -> tuple | None:
+    """The arguments of a constructor's call (``self`` left out), copied as they were when
+    it was called (a random generator before it drew); None if they cannot be copied."""
+    code = frame.f_code
+    names = code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount]
+    try:
+        return copy.deepcopy(tuple(frame.f_locals[name] for name in names))
+    except Exception:
+        return None
+
+
+def _builds_otherwise(init: str, arguments: tuple | None, module: types.ModuleType) -> bool:
+    """Do objects built by the learner's constructor ``init`` (``Neuron.__init__``) answer
+    otherwise than the book's, built from the same ``arguments``? Asked by calling what
+    both answer without arguments (``parameters()``), comparing the numbers they give."""
+    owner = init.rpartition(".")[0]
+    theirs, ours = getattr(module, owner, None), getattr(book_engine(), owner, None)
+    if arguments is None or theirs is None or ours is None:
+        return False
+    if any(type(a).__module__ == module.__name__ for a in arguments):
+        return False  # the learner's own objects: the book's constructor cannot take them
+    try:
+        learners, books = theirs(*copy.deepcopy(arguments)), ours(*copy.deepcopy(arguments))
+    except Exception:
+        return True
+    asked = [name.rpartition(".")[2] for name in book_definitions() if name.startswith(owner)]
+    for method in asked:
+        function = getattr(ours, method, None)
+        if method.startswith("_") or not callable(function):
+            continue
+        if function.__code__.co_argcount != 1:
+            continue
+        if _answer(learners, method) != _answer(books, method):
+            return True
+    return False
+
+
+def _answer(thing, method: str):
+    """What ``thing.method()`` gives, as numbers: a Value as its data, lists element-wise."""
+    try:
+        return _numbers(getattr(thing, method)())
+    except Exception as error:
+        return ("raises", type(error).__name__)
+
+
+def _numbers(value):
+    if isinstance(value, list | tuple):
+        return [_numbers(v) for v in value]
+    data = getattr(value, "data", value)
+    return float(data) if isinstance(data, int | float) else type(value).__name__
+
+
+def _all(definitions):
+    """One patch putting in place each of ``definitions``, the book's code."""
+    patches = [_with_the_books(definition) for definition in definitions]
+
+    def patch(module: types.ModuleType) -> None:
+        for one in patches:
+            one(module)
+
+    return patch
 
 
 def _defined(module: types.ModuleType, name: str) -> bool:
