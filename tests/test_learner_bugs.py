@@ -320,6 +320,8 @@ def test_the_book_catches_the_mistake_and_names_the_function_and_section(bug, ru
     read_next = table[table.index("Read next: ") :].splitlines()
     assert read_next[0] == f"Read next: {builds}, which builds {bug.fix}, the function to fix."
     assert bug.fix.split(".")[-1] in Chapter.read(definition.chapter).text
+    both = ["--- the ```output block", "What it gives with your engine, and with the book's:"]
+    assert any(said in table for said in both), f"{bug.id}: yours and the book's not shown\n{table}"
     if bug.mistake:
         assert first.failure.seen["mistake"] == bug.mistake, table
         made = mistake(bug.mistake)

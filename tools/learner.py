@@ -168,7 +168,8 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
         given = (record or {}).get("hints", {}).get(fix, 0)
         if asked:
             given = next_level(given)
-            print("", *hint(fix, given, seen=first.failure.seen), sep="\n")
+            said = hint(fix, given, seen=first.failure.seen, compared=first.failure.compared)
+            print("", *said, sep="\n")
             if record is not None:
                 record["hints"][fix] = given
         elif given < LEVELS:

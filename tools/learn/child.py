@@ -240,6 +240,7 @@ def diagnosed(
         "fix": found.get("fix", ""),
         "seen": found.get("seen"),
         "unnamed": "" if found.get("fix") else found.get("why") or NO_ONE,
+        "compared": tuple(tuple(row) for row in found.get("compared", ())),
     }
     named = dataclasses.replace(first, failure=dataclasses.replace(first.failure, **told))
     return [named if r is first else r for r in results]

@@ -11,6 +11,7 @@ import traceback
 import types
 from pathlib import Path
 
+from tools.learn.compare import compared
 from tools.learn.counted import names_used
 from tools.learn.mistakes import book_engine, seen
 from tools.learn.places import Definition, book_definitions
@@ -75,6 +76,7 @@ class _Replay:
     def __init__(self, chapter: Path, engine: Path, cells: list[int], patch=None, watch=None):
         """``watch(module)``, if given, is the profiler for the last cell (sys.setprofile)."""
         self.book = Notebook(chapter, engine=engine, patch=patch)
+        self.cells = cells
         module = self.book.engine_module
         classes = frozenset(n for n, v in vars(module).items() if isinstance(v, type))
         self.error: BaseException | None = None  # the last cell's, wording apart
@@ -128,8 +130,8 @@ def _named(chapter: Path, engine: Path, index: int, said: str = ""):
     the error when none does (two bugs at once). The work is bounded by the count of the
     engine's functions, not by time: the name does not depend on how busy the machine is.
 
-    Returns (the name or None, why none could be named or "", the learner's module as
-    the first rerun imported it, before any function was replaced).
+    Returns (the name or None, why none could be named or "", the first rerun, with the
+    learner's engine as it is: its module, its namespace as the failure left it).
     """
     book_defs = book_definitions()
     called: dict[str, None] = {}  # the engine's functions the check called, in that order
@@ -154,14 +156,14 @@ def _named(chapter: Path, engine: Path, index: int, said: str = ""):
         cells = [i for i in range(index + 1) if not replay.book.cells[i].engine]
         replay = _Replay(chapter, engine, cells, watch=watch)
         if not replay.fails():
-            return None, NOT_AGAIN, replay.book.engine_module
+            return None, NOT_AGAIN, replay
     module = replay.book.engine_module
     functions = _engine_functions(module)
     frames = [f for f, _ in traceback.walk_tb(replay.error.__traceback__)]
     raised = [functions.get(f.f_code, [None])[0] for f in frames if f.f_code in functions]
     raiser = raised[-1] if raised else None
     if isinstance(replay.error, NotImplementedError) and raiser:
-        return raiser, "", module
+        return raiser, "", replay
     missing = [name for name in book_defs if not _defined(module, name)]
     if not replay.watched:  # a recursion too deep for the profiler: then every function
         called.update(dict.fromkeys(book_defs))
@@ -169,13 +171,13 @@ def _named(chapter: Path, engine: Path, index: int, said: str = ""):
         if name in book_defs:
             patched = _Replay(chapter, engine, cells, _with_the_books(book_defs[name]))
             if patched.complete and patched.error is None:
-                return name, "", module
+                return name, "", replay
     if raiser is None:
         said = describe(replay.error).split("\n")[0]
         name = _in_a_class(chapter, engine, cells, [*called], said, built, module)
         if name is not None:
-            return name, "", module
-    return raiser, "" if raiser else NO_ONE, module
+            return name, "", replay
+    return raiser, "" if raiser else NO_ONE, replay
 
 
 def _in_a_class(chapter, engine, cells, called, said, built, module) -> str | None:
@@ -301,12 +303,18 @@ def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> dict:
     "", "why": why no function could be named (or ""), "seen": the mistake made in it, if
     one of tools/learn/mistakes.py shows, with its worked example}; ``said``: the first line
     of the failure's message, as the chapter's run reported it."""
-    fix, why, module = _named(chapter, engine, index, said)
+    fix, why, replay = _named(chapter, engine, index, said)
     found = {"fix": fix or "", "why": why}
     if fix:
-        example = seen(fix, module)
+        example = seen(fix, replay.book.engine_module)
         if example is not None:
             found["seen"] = example
+    place = replay.book.runner.kernel.where(replay.error) if replay.error else None
+    if place is not None and place[0] == replay.book.runner.chapter:
+        cells = replay.cells
+        rows = compared(chapter, cells, cells[-1], place[1], replay.book.namespace, replay.error)
+        if rows:
+            found["compared"] = rows
     return found
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from tools import DOCS, relative
 from tools.chapter import Chapter, Hint, chapters
-from tools.learn.mistakes import mistake
+from tools.learn.compare import compared_lines
+from tools.learn.mistakes import MISTAKES, mistake
 from tools.learn.places import book_definitions, one_at_a_time, section_showing, where_in_book
 
 LEVELS = 3
@@ -88,12 +89,20 @@ def shown_where(name: str, seen: dict | None, docs: Path = DOCS) -> str | None:
     """Where the book shows the mistake ``seen`` in ``name`` (or, if none was seen, the
     one its hint links to)."""
     made = mistake(seen["mistake"]) if seen else None
-    return section_showing(made.shown_by, docs) if made else worked(name, docs)
+    if made is not None:
+        return section_showing(made.shown_by, docs)
+    if any(name in m.functions for m in MISTAKES):  # told apart, and none of them: the
+        return None  # hint's example shows another mistake
+    return worked(name, docs)
 
 
-def hint(name: str, level: int, docs: Path = DOCS, seen: dict | None = None) -> list[str]:
+def hint(
+    name: str, level: int, docs: Path = DOCS, seen: dict | None = None, compared=()
+) -> list[str]:
     """Hint ``level`` (1 to LEVELS) about the engine's function ``name``, as lines;
-    ``seen``: the mistake the diagnosis saw in it (tools/learn/mistakes.py ``seen``)."""
+    ``seen``: the mistake the diagnosis saw in it (tools/learn/mistakes.py ``seen``);
+    ``compared``: what the failing check read, with the learner's engine and the book's
+    (tools/learn/compare.py), the example of the last rung when no mistake was seen."""
     definition = book_definitions(docs).get(name)
     if definition is None:
         return []
@@ -103,7 +112,12 @@ def hint(name: str, level: int, docs: Path = DOCS, seen: dict | None = None) -> 
     short = name.rpartition(".")[2]
     if level <= 1:
         compare = (
-            made.compare if made else f"what your {short} does, step by step, with what it does"
+            made.compare
+            if made
+            else (
+                f"what your {short} does with what the section's code does, step by step, on the "
+                "input of the check that failed"
+            )
         )
         return [
             f"{head} read {where_in_book(definition.chapter, definition.line)}; compare {compare}."
@@ -124,11 +138,16 @@ def hint(name: str, level: int, docs: Path = DOCS, seen: dict | None = None) -> 
             f"  with yours it {_gives(seen['yours'])}.",
             f"Why: {made.why}. The book works it through in {shown_where(name, seen, docs)}.",
         ]
-    example = worked(name, docs)
+    example = shown_where(name, seen, docs)
     if example is not None:
         return [f"{head} the worked example, {example}."]
     place = relative(definition.chapter, docs.parent)
-    return [f"{head} the book's own code ({place}):", *definition.source.rstrip().splitlines()]
+    code = [f"the book's own code ({place}):", *definition.source.rstrip().splitlines()]
+    if compared:
+        lines = compared_lines(compared)
+        said = [f"{head} the worked example is the check that failed. {lines[0]}", *lines[1:]]
+        return [*said, f"Then {code[0]}", *code[1:]]
+    return [f"{head} {code[0]}", *code[1:]]
 
 
 def _gives(said: str) -> str:

@@ -86,7 +86,11 @@ def table_in_page(
     first = next((r for r in results if r.failure), None)
     fix = first.failure.fix if first else ""
     if fix:
-        said = [hint(fix, level, seen=first.failure.seen) for level in range(1, LEVELS + 1)]
+        failure = first.failure
+        said = [
+            hint(fix, level, seen=failure.seen, compared=failure.compared)
+            for level in range(1, LEVELS + 1)
+        ]
     else:
         said = [unnamed_hint(first)] if first and diagnose else []
     hints = [linked("\n".join(lines)) for lines in said]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tools import ROOT, relative
 from tools.chapter import Chapter
+from tools.learn.compare import compared_lines
 from tools.learn.counted import engine_checks, engine_names
 from tools.learn.hints import shown_where
 from tools.learn.mistakes import mistake
@@ -30,6 +31,7 @@ class Failure:
     printed: str = ""  # what the check printed before it failed (a mismatch shows its own)
     seen: dict | None = None  # the mistake made in ``fix`` (tools/learn/mistakes.py ``seen``)
     unnamed: str = ""  # why no function could be named, once the diagnosis looked
+    compared: tuple = ()  # (what the check read, yours, the book's) (tools/learn/compare.py)
 
 
 @dataclass(frozen=True)
@@ -259,6 +261,7 @@ def read_next(result: ChapterResult) -> list[str]:
     elif definition is not None:
         out.append(f"The check that failed: {place}.")
     out += _cut(failure.message.splitlines())
+    out += compared_lines(failure.compared)
     if failure.printed:
         out += ["The check printed, before it failed:", *_cut(failure.printed.splitlines())]
     return out
