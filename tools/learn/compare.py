@@ -1,10 +1,9 @@
 """What the learner's engine computed and what the book's computes, at the statement of a
 check that failed: the values that statement reads (``x.grad`` in ``assert x.grad == 30.0``),
 taken in the learner's run as it stood when the statement failed, and in a run of the same
-cells with the book's own engine, up to the same statement. Only expressions without side
-effects are read again: names, fields, items, arithmetic, and calls of a few functions of
-the standard library that change nothing (``len``, ``math.isclose``...); never a call
-into the engine, which could change what it reads, or loop.
+cells with the book's own engine, up to the same statement. The expressions are evaluated
+again, calls included: the check has just evaluated them once with the learner's engine, in
+a run of the diagnosis's own that nothing reads afterwards.
 """
 
 from __future__ import annotations
@@ -17,28 +16,13 @@ from pathlib import Path
 from tools.notebook import Notebook
 from tools.page.kernel import Printed, describe
 
-PURE = frozenset({"len", "abs", "round", "float", "int", "list", "tuple", "sorted", "sum", "min"})
-PURE |= {"max", "set", "str", "repr", "bool", "isinstance", "type", "any", "all", "zip"}
 SHOWN = 3  # expressions shown at most
 WIDTH = 80  # characters of a value shown at most
 
 
 def _pure(node: ast.AST) -> bool:
-    """Can ``node`` be evaluated again without changing anything?"""
-    for child in ast.walk(node):
-        if isinstance(child, ast.Call):
-            function = child.func
-            named = isinstance(function, ast.Name) and function.id in PURE
-            in_math = (
-                isinstance(function, ast.Attribute)
-                and isinstance(function.value, ast.Name)
-                and function.value.id == "math"
-            )
-            if not (named or in_math):
-                return False
-        elif isinstance(child, ast.NamedExpr | ast.Await | ast.Yield | ast.YieldFrom):
-            return False
-    return True
+    """Can ``node`` be evaluated again without binding a name?"""
+    return not any(isinstance(child, ast.NamedExpr | ast.Await) for child in ast.walk(node))
 
 
 def _asked(statement: ast.stmt) -> list[ast.expr]:
