@@ -18,7 +18,7 @@ from tools.chapter import Chapter, chapters
 from tools.learn.best import best_lines, now, remember
 from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
 from tools.learn.diagnose import diagnosis
-from tools.learn.hints import LEVELS, hint, unnamed_hint
+from tools.learn.hints import LEVELS, hint, next_level, unnamed_hint
 from tools.learn.table import chapter_result, progress_table
 from tools.notebook import blocked
 
@@ -63,7 +63,9 @@ def table_in_page(
     """The table `learn` prints for the chapters run so far, and what the page keeps, as
     JSON: {"table": the table in parts (``linked``), "record": the best scores so far
     (tools/learn/best.py; ``kept``, JSON, is the page's, or null), "fix": the function to
-    fix or "", "hints": its hints, each in parts, first to last (tools/learn/hints.py)}.
+    fix or "", "hints": its hints, each in parts, first to last (tools/learn/hints.py), or
+    the one that says why none could be named, "next": the hint to show next, from 1, by
+    how many were given already (the page only looks it up)}.
     ``runs`` is JSON, a list of {"chapter": name, "events": [...], "stopped": why or null}.
     With ``diagnose``, the function to fix is found first (rerunning the failing chapter, in
     this process)."""
@@ -94,7 +96,11 @@ def table_in_page(
     else:
         said = [unnamed_hint(first)] if first and diagnose else []
     hints = [linked("\n".join(lines)) for lines in said]
-    return json.dumps({"table": linked(table), "record": record, "fix": fix, "hints": hints})
+    # which hint the Hint button shows next, by how many were given (``next_level``)
+    after = [min(next_level(given), len(hints)) for given in range(LEVELS + 1)] if hints else []
+    return json.dumps(
+        {"table": linked(table), "record": record, "fix": fix, "hints": hints, "next": after}
+    )
 
 
 def linked(text: str, docs: Path = DOCS) -> list[list]:
