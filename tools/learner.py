@@ -91,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     learn.add_argument(
         "--hint",
         action="store_true",
-        help="a hint about the function to fix: each time one more (the section, the rule, "
-        "the worked example or the book's code)",
+        help="a hint about the function to fix: each time one more (where to look, the rule "
+        "in words, a worked example of the mistake seen)",
     )
     learn.add_argument(
         "--timeout",
