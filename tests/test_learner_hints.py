@@ -20,6 +20,7 @@ from tools.learn.hints import (
     plain,
     rule,
     section_linked,
+    shown_where,
     unnamed_hint,
     worked,
 )
@@ -87,7 +88,7 @@ def test_a_hint_item_without_a_function_is_read_as_such(tmp_path):
 
 
 def test_hints_go_from_the_section_to_the_rule_to_the_answer():
-    worked = next(h for h in book_hints().values() if h.links)
+    worked = next(h for h in book_hints().values() if h.links and shown_where(h.name, None))
     unlinked = next(h for h in book_hints().values() if not h.links)
     for h in (worked, unlinked):
         first, second, third = (hint(h.name, level) for level in range(1, LEVELS + 1))
@@ -107,7 +108,7 @@ def test_the_three_rungs_differ_for_every_function():
     for name in book_definitions():
         rungs = ["\n".join(hint(name, level)).split(": ", 1)[1] for level in (1, 2, 3)]
         assert len(set(rungs)) == 3, (name, rungs)
-        example = worked(name)
+        example = shown_where(name, None)  # no mistake seen: the hint's own example
         if example is not None:
             assert example not in rungs[1] and example in rungs[2], (name, rungs)
     for h in book_hints().values():
@@ -131,6 +132,17 @@ def test_each_hint_names_every_refusal_its_function_makes():
         wanted = raised[name].union(*(raised[c] for c in calls if c != name))
         missing = sorted(e for e in wanted if f"`{e}`" not in h.text)
         assert not missing, f"{h.path.name}:{h.line}: the hint for {name} leaves out {missing}"
+
+
+def test_a_function_whose_mistakes_are_told_apart_shows_no_other_mistake_s_example():
+    """backward's hint links to the forgotten reverse: when the diagnosis saw none of
+    backward's mistakes, that example is not offered as if it were the learner's."""
+    assert worked("Value.backward") is not None
+    assert shown_where("Value.backward", None) is None
+    assert "the worked example" not in hint("Value.backward", LEVELS)[0]
+    assert "forgot to reverse" not in "\n".join(hint("Value.backward", LEVELS))
+    found = {"mistake": "unreversed", "code": "x", "yours": "x.grad = 0", "book": "x.grad = 1"}
+    assert "forgot to reverse" in "\n".join(hint("Value.backward", LEVELS, seen=found))
 
 
 def test_with_no_function_named_the_hint_says_why_and_what_to_try():
