@@ -178,6 +178,8 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
             )
     elif first and asked:
         print("", *unnamed_hint(first), sep="\n")
+    elif first:
+        print("No one function could be named; --hint says why, and what to try.")
     if record is not None:
         write_record(kept, record)
     return 0 if all(r.failure is None for r in results) else 1
