@@ -21,7 +21,12 @@ from tools.chapter import Chapter
 from tools.learn.child import check
 from tools.learn.hints import LEVELS, hint
 from tools.learn.mistakes import MISTAKES, mistake, seen
-from tools.learn.places import book_definitions, heading_above, where_in_book
+from tools.learn.places import (
+    book_definitions,
+    heading_above,
+    section_showing,
+    where_in_book,
+)
 from tools.learn.table import progress_table
 from tools.notebook import import_engine
 
@@ -263,6 +268,16 @@ def test_every_function_and_alias_of_the_engine_has_a_mistake_in_the_catalogue()
     assert set(book_definitions()) == {bug.fix for bug in CATALOGUE}
     assert len({bug.id for bug in CATALOGUE}) == len(CATALOGUE)
     assert {bug.id for bug in CATALOGUE} >= QUICK
+
+
+def test_the_book_shows_each_mistake_told_apart_somewhere():
+    """Each mistake's worked section is found by a piece of the book's code; when a chapter
+    loses it (renamed, moved into prose), this names the piece to update in mistakes.py."""
+    for made in MISTAKES:
+        assert section_showing(made.shown_by), (
+            f"no fence of the book holds {made.shown_by!r} any more: give mistake "
+            f"{made.key!r} (tools/learn/mistakes.py) a piece of code the book still shows"
+        )
 
 
 def test_each_mistake_backward_is_told_apart_has_its_own_entry():

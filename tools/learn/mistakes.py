@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,7 +79,7 @@ class Mistake:
     compare: str  # what the first hint asks to compare, without naming the mistake
     code: str  # the program that shows it
     read: tuple[str, ...]  # what is read after it
-    shows: object  # shows(yours: Run, book: Run) -> bool: the mistake, not another
+    shows: Callable[[Run, Run], bool]  # on (yours, the book's): the mistake, not another
     why: str  # how the mistake makes those numbers
     shown_by: str  # a piece of a fence of the book that shows or explains it
 
