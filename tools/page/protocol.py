@@ -126,7 +126,7 @@ FAMILIES: dict[str, Family] = {
         },
     ),
     "learner run": record("chapter", "events", "stopped", inner={"events": "learner event"}),
-    "learner table": record("table", "record", "fix", "hints"),
+    "learner table": record("table", "record", "fix", "hints", "next"),
     # the lab: docs/assets/lab/lab.js asks, tools/page/lab.py answers
     "lab request": Family(
         "action",
