@@ -343,8 +343,8 @@ class Chapter:
         """The lines (1-based) a reader sees with every ``<details>`` block closed, as the
         site, VS Code's preview and GitHub first show the chapter: the non-blank lines of
         prose and code, and of output blocks; of a closed block, its summary alone (a block
-        inside another shows nothing); not the backticks that open and close a fence, nor
-        an HTML comment or tag on a line of its own."""
+        inside another shows nothing); not the backticks that open and close a fence, nor a
+        block of HTML, such as a comment or a fold's own tags."""
         lines, hidden = self.lines, set()
         for fold in self.folds:
             end = fold.end or len(lines)
