@@ -172,7 +172,7 @@ CATALOGUE = [
         V2, "backward()", ORDER, "recursed"),
     Bug("Value.backward", "never spends the graph (pytest.raises sees nothing raised)",
         "                node._local = None  # spent: this graph cannot be run backward again\n",
-        "", V2, "backward()"),
+        "", V2, "What backward() leaves behind"),
     Bug("Value.backward", "zeroes every gradient first (chapter 3: a leaf used twice)",
         "        self.grad = 1.0\n        for node in reversed(order):\n",
         "        for node in order:\n            node.grad = 0.0\n"

@@ -63,7 +63,7 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
     assert "".join(part for part, _, _ in shown["hints"][0]) == "\n".join(hint(shown["fix"], 1))
     assert shown["record"]["chapters"][VALUE_CHAPTER.name]["passed"] == 0
     assert table == progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
-    assert "0 of 8" in table and "Value.__init__, the function to fix" in table
+    assert "0 of 12" in table and "Value.__init__, the function to fix" in table
     links = [(chapter, section) for _, chapter, section in parts if chapter]
     assert ("docs/02-the-value-atom.md", "Five fields") in links
     said = [part for part, chapter, _ in parts if chapter]
