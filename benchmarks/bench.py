@@ -884,21 +884,28 @@ def report(workers, sizes, n_params) -> tuple[int, dict]:
         ours_ok = ours_loss_diff = ours_grad_diff = params_diff = None
         print("Neither the original nor torch ran: nothing to check ours against.")
     print()
-    print("Targets (each step ratio: back to back / after gc.collect())")
-    if orig:
-        ratios = [orig[k] / ours[k] for k in ("step", "step after collect")]
-        shown = " / ".join(f"1/{r:.3g}" for r in ratios)
-        print(f"  two-moons step <= 1/20 of original: {shown}  {_ok(min(ratios) >= 20)}")
-        print(f"  stretch, <= 1/50:                   {shown}  {_ok(min(ratios) >= 50)}")
+    if sizes["mode"] == "smoke":  # timings of a few steps and a small chain mean nothing
+        print(
+            f"Targets: not judged at smoke sizes ({n_points} points, {rounds} round(s), a "
+            f"{chain_nodes:,}-node chain): a full run judges them (python3 tools/dev.py bench)"
+        )
     else:
-        print("  two-moons step <= 1/20 of original: n/a (the original did not run)")
-    if "torch scalar" in results:
-        vs = [results["torch scalar"][k] / ours[k] for k in ("step", "step after collect")]
-        shown = " / ".join(f"{r:.3g}x" for r in vs)
-        print(f"  >= 10x faster than torch scalar:    {shown}  {_ok(min(vs) >= 10)}")
-    print(f"  <= 250 bytes per node:              {ours['bytes']:.0f}  {_ok(ours['bytes'] <= 250)}")
-    chain_ok = ours.get("chain") is not None
-    print(f"  {chain_nodes:,}-node chain works:         {_ok(chain_ok)}")
+        print("Targets (each step ratio: back to back / after gc.collect())")
+        if orig:
+            ratios = [orig[k] / ours[k] for k in ("step", "step after collect")]
+            shown = " / ".join(f"1/{r:.3g}" for r in ratios)
+            print(f"  two-moons step <= 1/20 of original: {shown}  {_ok(min(ratios) >= 20)}")
+            print(f"  stretch, <= 1/50:                   {shown}  {_ok(min(ratios) >= 50)}")
+        else:
+            print("  two-moons step <= 1/20 of original: n/a (the original did not run)")
+        if "torch scalar" in results:
+            vs = [results["torch scalar"][k] / ours[k] for k in ("step", "step after collect")]
+            shown = " / ".join(f"{r:.3g}x" for r in vs)
+            print(f"  >= 10x faster than torch scalar:    {shown}  {_ok(min(vs) >= 10)}")
+        small = _ok(ours["bytes"] <= 250)
+        print(f"  <= 250 bytes per node:              {ours['bytes']:.0f}  {small}")
+        chain_ok = ours.get("chain") is not None
+        print(f"  {chain_nodes:,}-node chain works:         {_ok(chain_ok)}")
     saved = {
         "engines": {n: {k: _rounded(v) for k, v in results[n].items()} for n in names},
         "agreement": {

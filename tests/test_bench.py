@@ -92,6 +92,9 @@ def test_bench_runs_end_to_end_and_saves_its_results(run):
         "earlier runs",
     }
     assert "| workload " in run.stdout and "Targets" in run.stdout
+    targets = run.stdout[run.stdout.index("Targets") :]
+    assert targets.startswith("Targets: not judged at smoke sizes"), targets
+    assert " met" not in targets and "NOT MET" not in targets, "times at smoke sizes mean nothing"
 
 
 def test_the_results_say_where_when_and_how(results):

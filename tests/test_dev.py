@@ -75,6 +75,34 @@ def test_every_command_runs_something_that_is_there_with_the_project_python():
     assert serve.returncode == 0 and "serve [OPTIONS]" in serve.stdout, serve
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], *([command, "--help"] for command in dev.COMMANDS), ["tangle", "--check"]],
+    ids=lambda argv: " ".join(argv),
+)
+def test_output_into_a_pipe_whose_reader_has_gone_ends_quietly(argv):
+    """`python3 tools/dev.py --help | head -1`, and the same for every command: once the
+    reader has stopped, the command says nothing more, and no BrokenPipeError traceback."""
+    if argv != ["--help"]:
+        needs_the_environment()
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before the first line: every write fails
+    try:
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "tools" / "dev.py"), *argv],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=300,
+        )
+    finally:
+        os.close(write)
+    said = " ".join(argv)
+    assert result.stderr == "", f"dev.py {said} | head -1 says:\n{result.stderr}"
+    assert result.returncode in (0, 1), result  # 1: as Python's docs advise (argparse: 0)
+
+
 def test_the_usage_names_every_command():
     named = re.findall(r"^ +python3 tools/dev\.py (\S+)", dev.__doc__, re.MULTILINE)
     assert {n for name in named for n in name.split("|")} == {*dev.COMMANDS, "--help"}, named

@@ -30,7 +30,7 @@ from tools.learn.child import DEFAULT_TIMEOUT, check, run_in_child
 from tools.learn.counted import engine_checks, engine_names, needs_optional
 from tools.learn.hints import book_hints, section_linked
 from tools.learn.places import book_definitions, chapters_named, heading_above
-from tools.learn.skeleton import SkeletonExistsError, write_skeleton
+from tools.learn.skeleton import DEFAULT_PATH, SkeletonExistsError, write_skeleton
 from tools.learn.table import ChapterResult, Failure, progress_table
 from tools.learner import main
 from tools.notebook import Notebook
@@ -462,7 +462,10 @@ def test_bad_input_gets_one_line_saying_what_to_type_instead(tmp_path, capsys):
     not_python = tmp_path / "notes.txt"
     not_python.write_text("mine\n")
     cases = {  # the arguments: what the line must say
-        ("learn", str(tmp_path / "nothing.py")): "no such file (write one with `skeleton`)",
+        ("learn", str(tmp_path / "nothing.py")): "no such file (write one with `python3 tools/",
+        ("skeleton", "--bogus"): "unrecognized arguments: --bogus; see python3 tools/dev.py "
+        "skeleton --help",  # a command dev.py has
+        ("learn", "--bogus"): "see python3 tools/dev.py learn --help",
         ("learn", str(not_python)): "is not a Python file: give your engine's .py file",
         ("skeleton", str(not_python)): "is not a Python file",
         ("learn", str(BOOK_ENGINE), "--chapter", "99"): "no chapter '99' with checks in docs: ",
@@ -477,6 +480,19 @@ def test_bad_input_gets_one_line_saying_what_to_type_instead(tmp_path, capsys):
         assert err.count("\n") == 1 and err.startswith("learner: ") and said in err, (argv, err)
     assert not_python.read_text() == "mine\n"
     assert chapters_named(["2", "02"]) == [VALUE_CHAPTER]
+
+
+def test_learn_without_a_path_takes_the_one_skeleton_writes(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["learn"]) == 2
+    assert capsys.readouterr().err == (
+        f"learner: {DEFAULT_PATH.as_posix()}: no such file "
+        "(write one with `python3 tools/dev.py skeleton`)\n"
+    )
+    assert main(["skeleton"]) == 0 and (tmp_path / DEFAULT_PATH).exists()
+    capsys.readouterr()
+    assert main(["learn", "--chapter", "2"]) == 1  # the skeleton's, checked: all to write
+    assert DEFAULT_PATH.as_posix() in capsys.readouterr().out
 
 
 def test_chapters_without_checks_of_the_engine_say_where_to_start(capsys):

@@ -107,14 +107,14 @@ def test_a_fence_that_does_not_compile_stops_the_chapter(chapter):
 
 def test_updated_outputs_replace_add_and_remove_blocks(chapter):
     printed = {1: "two\n", 3: "8\n"}
-    new = updated_outputs(chapter, printed)
+    new = updated_outputs(Chapter.read(chapter), printed)
     assert "```python\nassert Thing(2).n == 2\n```\n\n```output\ntwo\n```\n" in new
     assert new.endswith("```python\nprint(Thing(2).double().n)\n```\n\n```output\n8\n```\n")
     chapter.write_text(new + "\nProse after the block.\n")
-    assert updated_outputs(chapter, {3: "16\n"}).endswith(
+    assert updated_outputs(Chapter.read(chapter), {3: "16\n"}).endswith(
         "print(Thing(2).double().n)\n```\n\n```output\n16\n```\n\nProse after the block.\n"
     )
-    assert updated_outputs(chapter, {3: ""}).endswith(
+    assert updated_outputs(Chapter.read(chapter), {3: ""}).endswith(
         "print(Thing(2).double().n)\n```\n\nProse after the block.\n"
     )
     outputs = [cell.output.code if cell.output else None for cell in Chapter.read(chapter).cells]
@@ -165,6 +165,10 @@ def test_one_failure_one_message_and_no_replay(pytester):
     _, result = run_chapter(pytester, STEPS)
     result.assert_outcomes(passed=2, failed=1, skipped=2)
     result.stdout.fnmatch_lines(["*the real failure*", "*not run: an earlier fence failed*"])
+    # The skips are said once, at the chapter's line of the fence that failed (its opening
+    # backticks), not at the line of the plugin that skips them.
+    failed = textwrap.dedent(STEPS).split("\n").index('assert False, "the real failure"')
+    result.stdout.fnmatch_lines([f"SKIPPED [[]2[]] chapter.md:{failed}: not run: an earlier*"])
 
 
 def test_a_fence_run_alone_runs_the_fences_above_it_once(pytester):
@@ -406,7 +410,7 @@ def test_a_fence_needing_a_missing_optional_module_is_skipped_with_the_reason_sa
     result = pytester.runpytest_subprocess(*CHILD, "-rs")
     result.assert_outcomes(passed=2, skipped=2)  # the chapter goes on after them
     said = [line for line in result.outlines if "no_such_module_here is absent" in line]
-    assert len(said) == 1 and "SKIPPED [2]" in said[0], result.outlines
+    assert len(said) == 1 and said[0].startswith("SKIPPED [2] chapter.md:9: "), result.outlines
     result = pytester.runpytest_subprocess(*CHILD, "--update-outputs")
     assert path.read_text() == before  # a skipped fence's output block is kept
 

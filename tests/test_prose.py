@@ -34,6 +34,7 @@ import io
 import keyword
 import math
 import re
+import shutil
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -268,7 +269,8 @@ def drifts(page: Path, name: str) -> list[str]:
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
 def test_every_number_in_the_prose_is_one_its_fences_give(page):
     found = drifts(page, page.relative_to(ROOT).as_posix())
-    assert not found, "\n".join(found)
+    if found:  # the messages alone: they say where and what to do, once
+        pytest.fail("\n".join(found), pytrace=False)
 
 
 # Edits of the prose alone, each of a number the code beside it computes, that must be caught:
@@ -289,10 +291,16 @@ DRIFTS = [
 ]
 
 
+def skip_if_it_drifts(chapter: str) -> None:
+    """A test that edits a chapter's prose is skipped while the chapter fails its own check:
+    that failure is reported once, by test_every_number_in_the_prose_is_one_its_fences_give."""
+    if drifts(ROOT / "docs" / chapter, f"docs/{chapter}"):
+        pytest.skip(f"docs/{chapter} fails its own prose check: see that failure first")
+
+
 @pytest.mark.parametrize(("chapter", "old", "new", "said"), DRIFTS, ids=lambda v: str(v)[:12])
 def test_a_number_changed_in_the_prose_alone_is_caught(tmp_path, chapter, old, new, said):
-    if drifts(ROOT / "docs" / chapter, f"docs/{chapter}"):  # reported once, by the test above
-        pytest.skip(f"docs/{chapter} fails its own prose check: see that failure first")
+    skip_if_it_drifts(chapter)
     text = (ROOT / "docs" / chapter).read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{chapter} no longer says {old!r}: update DRIFTS"
     page = tmp_path / chapter
@@ -326,9 +334,36 @@ def test_an_unsigned_number_means_a_negative_only_where_it_quotes_a_size(sentenc
 
 
 def test_a_size_quoted_as_a_size_passes(tmp_path):
+    skip_if_it_drifts("05-a-scalar-neuron.md")
     text = (ROOT / "docs" / "05-a-scalar-neuron.md").read_text(encoding="utf-8")
     old = "at $q = 2$ is $-1.75$"
     assert text.count(old) == 1, f"05-a-scalar-neuron.md no longer says {old!r}"
     page = tmp_path / "05-a-scalar-neuron.md"
     page.write_text(text.replace(old, "at $q = 2$ is negative, of magnitude $1.75$"), "utf-8")
     assert not drifts(page, "docs/05-a-scalar-neuron.md")
+
+
+pytest_plugins = ["pytester"]
+
+
+def test_a_wrong_prose_number_fails_one_test_and_says_so_once(pytester):
+    """This file run on a copy of the book with one number of chapter 5's prose changed:
+    one test fails, its message is printed once, and the tests that edit that chapter's
+    prose themselves are skipped (a copy of a wrong chapter fails their checks too)."""
+    shutil.copytree(ROOT / "docs", pytester.path / "docs", ignore=shutil.ignore_patterns("*.svg"))
+    chapter = pytester.path / "docs" / "05-a-scalar-neuron.md"
+    old, new = "$\\partial L / \\partial p = 2r = -0.8$", "$\\partial L / \\partial p = 2r = -0.6$"
+    assert chapter.read_text(encoding="utf-8").count(old) == 1, f"chapter 5 no longer says {old}"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    pytester.makeconftest(  # tools.ROOT is the copy's folder when the copy imports it
+        f"import pathlib, sys\nsys.path.insert(0, {str(ROOT)!r})\nimport tools\n"
+        "tools.ROOT = pathlib.Path(__file__).parent\n"
+    )
+    pytester.makepyfile(test_copy=Path(__file__).read_text(encoding="utf-8"))
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-rN", "-k", "not wrong_prose_number"
+    )
+    outcomes = result.parseoutcomes()
+    assert (outcomes.get("failed"), outcomes.get("skipped")) == (1, 3), result.outlines
+    said = [line for line in result.outlines if "the prose says -0.6," in line]
+    assert len(said) == 1 and said[0].startswith("docs/05-a-scalar-neuron.md:13: "), said

@@ -54,3 +54,69 @@ def test_the_archive_holds_the_site_folder_pdf_included(tmp_path):
         "the zip should hold every file of the site, PDF included, under one folder named "
         "after it (README: Publish it)"
     )
+
+
+def test_without_npm_the_build_says_last_what_the_site_lacks_and_what_to_install(
+    tmp_path, monkeypatch, caplog, capsys
+):
+    """No npm (and nothing fetched before): the hooks build the site without Run buttons and
+    without search from disk, and say so in mkdocs's log, where mkdocs prints it at INFO
+    level among its own lines; `build` finds those reasons there and says them again, last,
+    each with what to install."""
+    import logging
+    from types import SimpleNamespace
+
+    from tools import publish
+    from tools.site import hooks, runtime
+
+    monkeypatch.setenv("MICROGRAD_CACHE", str(tmp_path))  # no runtime fetched before
+    real_which = runtime.shutil.which
+    monkeypatch.setattr(
+        runtime.shutil, "which", lambda name, *a, **k: None if name == "npm" else real_which(name)
+    )
+    monkeypatch.setattr(hooks, "_build", dict(hooks._build))
+    shim = runtime.SHIM.files["shim/index.js"]
+    config = SimpleNamespace(extra={"polyfills": [shim]})
+    with caplog.at_level(logging.INFO, logger=hooks.log.name):
+        hooks.on_config(config)
+    assert config.extra["polyfills"] == [] and hooks._build["runtime"] is None
+    log = "".join(  # as mkdocs prints its log
+        f"{record.levelname:<8}-  {record.getMessage()}\n" for record in caplog.records
+    )
+    log = f"INFO    -  Cleaning site directory\n{log}INFO    -  Documentation built\n"
+    monkeypatch.setattr(publish, "build", lambda: publish.lesser(log))
+    capsys.readouterr()
+    assert publish.main(["build"]) == 0
+    said = capsys.readouterr()
+    assert said.out.startswith("publish: building the site into site/ (mkdocs build")
+    reasons = said.err.splitlines()
+    assert [reason.split(":")[1:3] for reason in reasons] == [
+        [" the site is lesser", " Run buttons are off"],
+        [" the site is lesser", " Search works only when the site is served"],
+    ], said.err
+    assert all("npm is not installed" in r and "install npm" in r.lower() for r in reasons)
+
+
+def test_the_reasons_come_after_every_step_even_the_archive(monkeypatch, capsys):
+    """`build --archive` names each step as it starts it, and the site's lacks come last."""
+    from tools import publish
+
+    done = []
+    monkeypatch.setattr(publish, "build", lambda: done.append("build") or ["no Run buttons"])
+    monkeypatch.setattr(publish, "pdf", lambda: done.append("pdf") or publish.SITE / PDF)
+    monkeypatch.setattr(publish, "pages", lambda out: 3)
+    monkeypatch.setattr(publish, "archive", lambda: done.append("zip") or publish.ARCHIVE)
+    monkeypatch.setattr(publish.sys, "stdout", publish.sys.stderr)  # one stream: their order
+    assert publish.main(["build", "--archive"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert done == ["build", "pdf", "zip"]
+    assert [line.split(" ")[1] for line in lines] == [
+        "building",
+        "wrote",
+        "printing",
+        "wrote",
+        "zipping",
+        "wrote",
+        "the",
+    ], lines
+    assert lines[-1] == "publish: the site is lesser: no Run buttons"

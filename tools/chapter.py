@@ -12,7 +12,10 @@ import ast
 import dataclasses
 import functools
 import itertools
+import os
 import re
+import secrets
+import shutil
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +24,7 @@ from markdown.extensions.toc import slugify as _toc_slugify
 from markdown.extensions.toc import unique as _toc_unique
 from markdown_it import MarkdownIt
 
-from tools import ENGINE
+from tools import ENGINE, relative
 
 PYTHON_LANGS = ("python", "py", "python3")  # the first words pytest-markdown-docs runs
 OUTPUT = "output"  # the info string of a fence that holds what the python fence above printed
@@ -486,3 +489,43 @@ def fence_ticks(text: str) -> str:
 def reading_order(chapter: Path) -> tuple[bool, str]:
     """A chapter's place in the book, as a sort key: index.md first, then by file name."""
     return chapter.name != "index.md", chapter.name
+
+
+class ChangedError(Exception):
+    """A file changed since a tool read it, in a way the tool cannot place: it wrote nothing."""
+
+
+def check_unchanged(path: Path, read: str | None) -> None:
+    """ChangedError unless the file at ``path`` still holds ``read`` (None: there is no file)."""
+    try:
+        now = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        now = None
+    except (OSError, UnicodeDecodeError):
+        now = ""  # unreadable: not what was read, which was text
+    if now != read:
+        said = "was deleted" if now is None else "was created" if read is None else "was edited"
+        raise ChangedError(f"{relative(path)} {said} since it was read")
+
+
+def rewrite(path: Path, read: str | None, text: str, crlf: bool | None = None) -> None:
+    """Put ``text`` in the file at ``path`` if it still holds ``read``, what a tool read there
+    (None: there was no file); else ChangedError, and nothing is written. The text goes into
+    a new file beside it that then takes its name, so an editor never sees half of it, and
+    the file keeps its permissions. ``crlf``: end lines with CR LF (None: as the file did).
+    Every tool that rewrites a chapter or the engine writes through this."""
+    path = path.resolve()  # a link: write the file it points to
+    check_unchanged(path, read)
+    if crlf is None:
+        crlf = read is not None and b"\r\n" in path.read_bytes()
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with open(handle, "w", encoding="utf-8", newline="\r\n" if crlf else "\n") as file:
+            file.write(text)
+        if read is not None:
+            shutil.copymode(path, temporary)
+        check_unchanged(path, read)  # once more, right before it takes the file's place
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

@@ -301,14 +301,15 @@ def _stop(child: subprocess.Popen, grace: float, interrupted: bool) -> None:
 def serve(args: "list[str]", env: dict) -> int:
     """`mkdocs serve`, after checking its address and that its port is free; stopped with dev.py."""
     host, port = serve_address(args)
-    if not port_is_free(host, port):
+    asked = {"-h", "--help"} & set(args)  # mkdocs's usage: no port needed
+    if not asked and not port_is_free(host, port):
         print(
             f"dev: {host}:{port} is already in use (another serve?): stop that, or choose "
             f"another port: {_serve_example(host, port + 1)}",
             file=sys.stderr,
         )
         return 1
-    if QUICK in serve_options(args) and not {"-h", "--help"} & set(args):
+    if QUICK in serve_options(args) and not asked:
         print(
             "dev: a save rebuilds only the pages it changed (mkdocs serve --dirty, hence its "
             f"warning); serve {FULL} rebuilds the whole site each time, print page included",
@@ -316,7 +317,49 @@ def serve(args: "list[str]", env: dict) -> int:
             flush=True,
         )
     env = {**env, "NO_MKDOCS_2_WARNING": "1"}  # Material's end-of-life notice
-    return run_until_stopped(command_line("serve", args), cwd=ROOT, env=env)
+    return run_until_stopped(piped(command_line("serve", args)), cwd=ROOT, env=env)
+
+
+# A command's output piped into a reader that stops early (`dev.py test | head`) ends the
+# command quietly, as Python's docs advise, and not in a BrokenPipeError traceback: each
+# command's line runs inside this (`python -c PIPED` then `-m module`, `-c code` or `--path
+# script`, and the arguments), and dev.py's own output is treated the same way (quiet).
+PIPED = """\
+import os, runpy, sys
+how, what = sys.argv[1:3]
+sys.argv = sys.argv[2:]
+try:
+    try:
+        if how == "-m":
+            runpy.run_module(what, run_name="__main__", alter_sys=True)
+        elif how == "-c":
+            sys.argv[0] = "-c"
+            exec(compile(what, "<string>", "exec"), {"__name__": "__main__"})
+        else:  # --path script
+            sys.path[0] = os.path.dirname(os.path.abspath(what))  # as `python path` has it
+            runpy.run_path(what, run_name="__main__")
+    finally:
+        sys.stdout.flush()
+except BrokenPipeError:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(1)
+"""
+
+
+def piped(line: list) -> list:
+    """``line`` (the project's Python and what it runs), run so that a closed pipe ends it
+    quietly (PIPED)."""
+    python, *what = line
+    if what[0] not in ("-m", "-c"):
+        what = ["--path", *what]
+    return [python, "-c", PIPED, *what]
+
+
+def quiet() -> int:
+    """dev.py's own reader has gone (BrokenPipeError): say nothing more, and fail no more at
+    exit; the exit code Python's docs advise."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 1
 
 
 def command_line(command: str, rest: "list[str]") -> list:
@@ -373,11 +416,22 @@ def main(argv: "list[str]") -> int:
     env = {**os.environ, "MICROGRAD_DEV": "1"}  # tools/tangle.py: we are in .venv already
     if command == "serve":
         return serve(rest, env)
-    return subprocess.call(command_line(command, rest), cwd=ROOT, env=env)
+    return subprocess.call(piped(command_line(command, rest)), cwd=ROOT, env=env)
+
+
+def run(argv: "list[str]") -> int:
+    """``main``, its output flushed, and ended quietly if its reader has gone."""
+    try:
+        try:
+            return main(argv)
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        return quiet()
 
 
 if __name__ == "__main__":
     try:
-        sys.exit(main(sys.argv[1:]))
+        sys.exit(run(sys.argv[1:]))
     except KeyboardInterrupt:
         sys.exit("dev: interrupted: run the same command again to carry on")

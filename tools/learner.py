@@ -5,8 +5,9 @@
         body a NotImplementedError naming the section that builds it; never overwritten
         unless --force is given.
 
-    python3 tools/learner.py learn PATH [--chapter N ...] [--hint] [--timeout SECONDS]
-        Run every chapter's checks against the micrograd.py at PATH, each chapter in a
+    python3 tools/learner.py learn [PATH] [--chapter N ...] [--hint] [--timeout SECONDS]
+        Run every chapter's checks against the micrograd.py at PATH (default, as for
+        skeleton: my-engine/micrograd.py), each chapter in a
         process of its own, and print a progress table, a chapter's row as soon as it is
         known. Only checks that exercise the engine count (``engine_checks``); after a
         failure the checks that do not read what it left unsure still run. --hint: a
@@ -40,9 +41,12 @@ class _Parser(argparse.ArgumentParser):
     """Bad arguments get one line saying what to type instead (argparse's usage is --help)."""
 
     def error(self, message: str):
-        self.exit(
-            2, f"learner: {message}; see python3 tools/dev.py {self.prog.split()[-1]} --help\n"
-        )
+        command = self.prog.split()[-1]  # a command's parser: "learner skeleton"
+        where = f"dev.py {command}" if command in COMMANDS else "learner.py"
+        self.exit(2, f"learner: {message}; see python3 tools/{where} --help\n")
+
+
+COMMANDS = ("skeleton", "learn")  # also dev.py's names for them
 
 
 def _engine_file(path: Path) -> Path:
@@ -80,7 +84,13 @@ def main(argv: list[str] | None = None) -> int:
     write.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH)
     write.add_argument("--force", action="store_true", help="replace the file if it exists")
     learn = commands.add_parser("learn", help="run the book's checks against your micrograd.py")
-    learn.add_argument("path", type=Path, help="your micrograd.py (or its folder)")
+    learn.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_PATH,
+        help=f"your micrograd.py (or its folder; default {DEFAULT_PATH.as_posix()})",
+    )
     learn.add_argument(
         "--chapter",
         action="append",
@@ -101,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SECONDS",
         help=f"per chapter (default {DEFAULT_TIMEOUT:g})",
     )
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # said by the command's parser, which names the command's --help
+        commands.choices[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
 
     if args.command == "skeleton":
         path = _engine_file(args.path)
@@ -128,7 +140,11 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
             raise ValueError(nothing)
         _python_file(path)
         if not path.is_file():
-            raise FileNotFoundError(f"{path.as_posix()}: no such file (write one with `skeleton`)")
+            where = "" if path == DEFAULT_PATH else f" {path.as_posix()}"
+            raise FileNotFoundError(
+                f"{path.as_posix()}: no such file (write one with "
+                f"`python3 tools/dev.py skeleton{where}`)"
+            )
     except (ValueError, FileNotFoundError) as error:
         print(f"learner: {error}", file=sys.stderr)
         return 2

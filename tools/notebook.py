@@ -13,17 +13,33 @@ import importlib.util
 import re
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tools import ENGINE, ROOT, relative
-from tools.chapter import OUTPUT, Chapter, Fence, fence_ticks, reading_order
+from tools.chapter import (
+    OUTPUT,
+    ChangedError,
+    Chapter,
+    Fence,
+    fence_ticks,
+    reading_order,
+    rewrite,
+)
 from tools.page import run
 from tools.page.kernel import Chunk, Join, describe
 from tools.page.run import OutputMismatchError
 from tools.tangle import engine_chunks
 
-__all__ = ["OPTIONAL", "EngineImportError", "Notebook", "OutputMismatchError", "updated_outputs"]
+__all__ = [
+    "OPTIONAL",
+    "ChangedError",
+    "EngineImportError",
+    "Notebook",
+    "OutputMismatchError",
+    "updated_outputs",
+    "write_outputs",
+]
 
 # Modules a fence may import that the book does not require, and what their absence means.
 OPTIONAL = {
@@ -167,6 +183,7 @@ class Notebook(run.Notebook):
     applied to it first). ``book``: the folder whose chapters come before this one
     (default: its own). ``optional`` False: fences that import an OPTIONAL module never
     run, installed or not (what is drawn from a chapter must come out the same without them).
+    ``text``: the chapter as read already (default: read it now), kept as ``as_read``.
     """
 
     def __init__(
@@ -177,8 +194,10 @@ class Notebook(run.Notebook):
         patch: Callable[[types.ModuleType], None] | None = None,
         optional: bool = True,
         book: Path | None = None,
+        text: str | None = None,
     ):
         self.path = path
+        self.as_read = Chapter.read(path, text)  # the text its cells come from
         self.engine_module = None  # a learner's engine, used instead of the engine chunks
         self.engine_error: EngineImportError | None = None  # raised by the first cell run
         if engine is not None:
@@ -190,7 +209,7 @@ class Notebook(run.Notebook):
                 patch(self.engine_module)
         super().__init__(
             relative(path, ROOT),
-            cells_of(Chapter.read(path), optional_needs(optional)),
+            cells_of(self.as_read, optional_needs(optional)),
             before=engine_before(path, book) if engine is None else [],  # learner: whole
             engine=self.engine_module,
             check_outputs=check_outputs,
@@ -247,19 +266,64 @@ class Notebook(run.Notebook):
             outcome.error.add_note(f"The fence printed:\n{outcome.printed.rstrip()}")
 
 
-def updated_outputs(path: Path, printed: dict[int, str]) -> str:
-    """The chapter's text with each cell's output block replaced by what the cell printed.
+def _found(read: Chapter, now: Chapter, ran: Iterable[int]) -> dict[int, int]:
+    """For each cell of ``read`` that ran, the index of the same cell in ``now``.
 
-    ``printed`` maps cell indices to their printed text; cells not in it keep their block.
-    A cell that printed but has no block gets one; one that printed nothing loses its block.
-    A block shows the text with a final newline added if it had none, between fences longer
-    than any run of backticks in it, so nothing printed can close it early.
+    A cell is found by its content, wherever it went: its info string and code, and then
+    its output block must be as read; cells alike in info string and code keep their order
+    among themselves. ChangedError if one is not there, or is there more or fewer times
+    than when read (which of them ran cannot be told), or its block was changed.
     """
-    chapter = Chapter.read(path)
-    lines = re.split(r"(?<=\n)", chapter.text)  # at "\n" only, as Markdown counts lines
-    for index, cell in sorted(enumerate(chapter.cells), key=lambda item: -item[1].line):
-        if index not in printed:
-            continue
+    if now.text == read.text:
+        return {index: index for index in ran}
+
+    def alike(chapter: Chapter) -> dict[tuple[str, str], list[int]]:
+        found: dict[tuple[str, str], list[int]] = {}
+        for index, cell in enumerate(chapter.cells):
+            found.setdefault((cell.fence.info, cell.fence.code), []).append(index)
+        return found
+
+    def block(cell) -> str | None:
+        return cell.output.code if cell.output else None
+
+    then, there = alike(read), alike(now)
+    found = {}
+    for index in sorted(ran):
+        cell = read.cells[index]
+        was, are = (
+            then[cell.fence.info, cell.fence.code],
+            there.get((cell.fence.info, cell.fence.code), []),
+        )
+        where = f"the fence the run read at line {cell.line - 1}"
+        if len(are) != len(was):
+            if not are:
+                raise ChangedError(f"{where} is gone, or its code was changed")
+            raise ChangedError(f"{where} is in it {len(are)} times now, {len(was)} when read")
+        found[index] = are[was.index(index)]
+        if block(now.cells[found[index]]) != block(cell):
+            raise ChangedError(f"{where} has had its output block changed")
+    return found
+
+
+def updated_outputs(read: Chapter, printed: dict[int, str], now: Chapter | None = None) -> str:
+    """The chapter ``now`` (default: ``read``) with each output block of a cell that ran
+    replaced by what the cell printed.
+
+    ``read`` is the chapter as the run read it, and ``printed`` maps the indices of its
+    cells to what they printed; cells not in it keep their block. Each is found in ``now``
+    by its content (``_found``), so a fence moved or inserted in the meantime keeps its
+    place and its own block; one that cannot be found is a ChangedError, and nothing is
+    placed. A cell that printed but has no block gets one; one that printed nothing loses
+    its block. A block shows the text with a final newline added if it had none, between
+    fences longer than any run of backticks in it, so nothing printed can close it early.
+    """
+    now = read if now is None else now
+    found = _found(read, now, printed)
+    lines = re.split(r"(?<=\n)", now.text)  # at "\n" only, as Markdown counts lines
+    for index, cell in sorted(
+        ((index, now.cells[there]) for index, there in found.items()),
+        key=lambda item: -item[1].line,
+    ):
         text = printed[index]
         ticks = fence_ticks(text)
         block = [f"{ticks}{OUTPUT}\n", run.shown(text), f"{ticks}\n"]
@@ -273,3 +337,22 @@ def updated_outputs(path: Path, printed: dict[int, str]) -> str:
         elif text:
             lines[cell.end : cell.end] = ["\n", *block]
     return "".join(lines)
+
+
+def write_outputs(path: Path, read: str, printed: dict[int, str]) -> bool:
+    """Write what the cells of the chapter at ``path`` printed into its output blocks
+    (``updated_outputs``): ``read`` is its text as the run read it. True if the file was
+    rewritten, False if nothing changed; ChangedError, with nothing written, if the chapter
+    changed since in a way that cannot be placed."""
+    try:
+        now = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ChangedError(f"{relative(path)} was deleted since it was read") from None
+    try:
+        new = updated_outputs(Chapter(path, read), printed, Chapter(path, now))
+    except ChangedError as error:
+        raise ChangedError(f"{relative(path)} was edited since it was read: {error}") from None
+    if new == now:
+        return False
+    rewrite(path, now, new)
+    return True

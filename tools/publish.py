@@ -14,6 +14,9 @@ with what follows), and every fold (checks, solutions, answers, tables of steps)
 Material's script opens them for print, and starts from disk too
 (tools/site/theme/main.html). Chromium is Debian's ``chromium`` (or Chrome, where that is
 installed).
+
+Each command names its steps as it starts them, and ends with whatever the site goes without
+(no npm: no Run buttons, and no search from disk) and what to install to have it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import zipfile
 from pathlib import Path
 
 from tools import ROOT, relative
+from tools.site.runtime import LESSER
 
 SITE = ROOT / "site"
 PDF = "the-literate-micrograd.pdf"  # in the site folder, so the archive and Pages carry it
@@ -40,15 +44,35 @@ class PublishError(Exception):
     """Something the book needs could not be made; the message says what to do."""
 
 
-def build(site: Path = SITE) -> Path:
-    """``mkdocs build --strict`` into ``site``; PublishError with mkdocs's last lines if not."""
+def build(site: Path = SITE) -> list[str]:
+    """``mkdocs build --strict`` into ``site``: what the site goes without, each reason saying
+    what to install (``lesser``); PublishError with mkdocs's last lines if it did not build."""
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    env.pop("COLUMNS", None)  # mkdocs wraps its log to a terminal's width: one line a message
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         said = "\n".join(result.stderr.strip().splitlines()[-5:])
         raise PublishError(f"the site did not build (mkdocs build --strict):\n{said}")
-    return site
+    return lesser(result.stderr)
+
+
+def lesser(log: str) -> list[str]:
+    """What the site goes without, and why, from mkdocs's ``log``: the lines the book's hooks
+    mark with LESSER (mkdocs prints them at INFO level, among its own)."""
+    return [line.split(LESSER, 1)[1].strip() for line in log.splitlines() if LESSER in line]
+
+
+def say_lesser(reasons: list[str]) -> None:
+    """The reasons the site is lesser, on stderr, after everything else."""
+    sys.stdout.flush()
+    for reason in reasons:
+        print(f"publish: the site is lesser: {reason}", file=sys.stderr, flush=True)
+
+
+def step(what: str) -> None:
+    """Say what is starting, before it takes its time."""
+    print(f"publish: {what} ...", flush=True)
 
 
 def browser() -> str:
@@ -99,8 +123,7 @@ def has_outline(pdf: Path) -> bool:
 
 
 def pdf(site: Path = SITE) -> Path:
-    """The site built into ``site``, then the whole book printed into it as PDF."""
-    build(site)
+    """The whole book, from the site built in ``site``, printed into it as PDF."""
     out = print_pdf(site / PRINT_PAGE, site / PDF)
     if not has_outline(out):
         raise PublishError(f"{out} has no outline: is this Chromium older than 126?")
@@ -139,17 +162,25 @@ def main(argv: list[str]) -> int:
     if wrong := usage_error(command, options):
         print(f"publish: {wrong}", file=sys.stderr)
         return 2
+    reasons: list[str] = []
     try:
-        if command == "build" and not options:
-            print(f"publish: wrote {relative(build())}/ (open {relative(SITE / 'index.html')})")
-            return 0
-        out = pdf()
-        print(f"publish: wrote {relative(out)} ({pages(out)} pages, with an outline)")
-        if command == "build":
+        step(
+            f"building the site into {relative(SITE)}/ (mkdocs build --strict: every chapter runs)"
+        )
+        reasons = build()
+        print(f"publish: wrote {relative(SITE)}/ (open {relative(SITE / 'index.html')})")
+        if command == "pdf" or options:
+            step(f"printing the whole book with Chromium ({relative(SITE / PRINT_PAGE)})")
+            out = pdf()
+            print(f"publish: wrote {relative(out)} ({pages(out)} pages, with an outline)")
+        if options:  # --archive
+            step(f"zipping {relative(SITE)}/ with its PDF")
             print(f"publish: wrote {relative(archive())} (the site and the PDF, to read offline)")
     except PublishError as error:
         print(f"publish: {error}", file=sys.stderr)
         return 1
+    finally:
+        say_lesser(reasons)
     return 0
 
 

@@ -11,12 +11,14 @@ tangle back to the same file.
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import subprocess
 import sys
 from pathlib import Path
 
 from tools import ENGINE, ROOT, relative
+from tools.chapter import check_unchanged, rewrite
 from tools.tangle import (
     SYNC,
     TANGLE,
@@ -25,11 +27,11 @@ from tools.tangle import (
     TangleError,
     diff_text,
     generated_header,
+    merge_by_hand,
     report,
     sha256,
     split_generated,
     tangle_book,
-    write_text,
 )
 
 
@@ -59,40 +61,61 @@ def _where(tangled: Tangled, index: int, number: int) -> str:
             "headings). Undo it; to move code, move it between fences in the chapters"
         )
     after = tangled.chunks[max(line.chunk, 0)].place
-    before = tangled.chunks[line.chunk - 1].place if line.chunk > 0 else "the header"
     return (
-        f"{ENGINE}:{number}: an edit between two chunks (after {before}, before {after}) "
-        "belongs to no fence. Put it inside a chunk, or into a fence in a chapter"
+        f"{ENGINE}:{number}: an edit between the header and the first chunk ({after}) "
+        "belongs to no fence. Put it below the first marker, or into a fence in a chapter"
     )
 
 
 def _place(tangled: Tangled, base: list[str], i1: int, i2: int, new: list[str], j1: int):
-    """Where in which chunk the edit base[i1:i2] -> ``new`` goes: (chunk, start, end, lines).
+    """Where in which chunk the edit base[i1:i2] -> ``new`` goes: (chunk, start, end, lines,
+    joined), ``joined`` if the lines were added below the blank lines after a chunk.
 
     Lines replaced or deleted must all be code of one chunk. Lines inserted go into the
     chunk whose code is just above or just below them; inserted blank lines that merely
-    shift the edit over the blank lines after a chunk are read as added to that chunk.
+    shift the edit over the blank lines after a chunk are read as added to that chunk. Lines
+    added among the blank lines after a chunk (a comment above the next marker, say) join
+    that chunk, as lines added after it: they go at the end of its code, and the blank lines
+    between chunks, which the tangler makes, are made again.
     """
     lines = tangled.lines
+    if i1 < i2 and all(lines[index].kind == "gap" for index in range(i1, i2)):
+        return _joined(tangled, i1, i2, new, j1)  # blank lines between chunks, written over
     if i1 < i2:
         first = lines[i1]
         for index in range(i1, i2):
             if lines[index].kind != "code" or lines[index].chunk != first.chunk:
                 raise RefusalError(_where(tangled, index, index + 1))
-        return first.chunk, first.offset, lines[i2 - 1].offset + 1, new
+        return first.chunk, first.offset, lines[i2 - 1].offset + 1, new, False
     above = lines[i1 - 1]
     if above.kind == "code":
-        return above.chunk, above.offset + 1, above.offset + 1, new
+        return above.chunk, above.offset + 1, above.offset + 1, new, False
     if i1 < len(lines) and lines[i1].kind == "code":
-        return lines[i1].chunk, 0, 0, new
+        return lines[i1].chunk, 0, 0, new, False
     gap = i1
     while lines[gap - 1].kind == "gap":  # the same text, with the edit above the blank lines?
         gap -= 1
         both = base[gap:i1] + new
         if both[len(new) :] == base[gap:i1] and lines[gap - 1].kind == "code":
             above = lines[gap - 1]
-            return above.chunk, above.offset + 1, above.offset + 1, both[: len(new)]
-    raise RefusalError(_where(tangled, i1 - 1, j1 + 1))  # the line above: a gap or header
+            return above.chunk, above.offset + 1, above.offset + 1, both[: len(new)], False
+    return _joined(tangled, i1, i1, new, j1)
+
+
+def _joined(tangled: Tangled, i1: int, i2: int, new: list[str], j1: int):
+    """Lines added in (or over) the blank lines below a chunk, joined to its end; refused
+    above the first chunk, where no chunk is above them."""
+    lines, gap = tangled.lines, i1
+    while lines[gap - 1].kind == "gap":
+        gap -= 1
+    above = lines[gap - 1]
+    if above.kind != "code":  # the header: no chunk above
+        raise RefusalError(_where(tangled, max(i1 - 1, gap), j1 + 1))
+    while new and not new[0].strip():  # the blank lines between chunks are the tangler's
+        new = new[1:]
+    while new and not new[-1].strip():
+        new = new[:-1]
+    return above.chunk, above.offset + 1, above.offset + 1, new, True
 
 
 def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str:
@@ -115,6 +138,7 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
     texts = {
         path: path.read_text(encoding="utf-8") for path in {c.fence.path for c in fresh.chunks}
     }
+    read = dict(texts)
     for index in {index for _, (index, *_) in edits}:  # is each fence its code, line for line?
         fence = fresh.chunks[index].fence
         code = fresh.chunks[index].code.split("\n")[:-1]
@@ -125,7 +149,7 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
                 "written back into it: copy the edit into the chapter by hand"
             )
     written = set()
-    for _, (index, start, end, lines) in sorted(edits, key=lambda edit: edit[0], reverse=True):
+    for _, (index, start, end, lines, _) in sorted(edits, key=lambda edit: edit[0], reverse=True):
         fence = fresh.chunks[index].fence  # bottom up, so that the lines above stay put
         rows = texts[fence.path].split("\n")
         rows[fence.line - 1 + start : fence.line - 1 + end] = lines
@@ -139,22 +163,41 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
             f"Copy the edit into the chapter by hand, then run `{TANGLE} --force`"
         ) from None
     body = split_generated(text)[2]
-    if stitched.body != (body if body.endswith("\n") else body + "\n"):
+    body = body if body.endswith("\n") else body + "\n"
+    respaced = any(joined for _, (*_, joined) in edits) and _same_but_spacing(stitched.body, body)
+    if stitched.body != body and not respaced:
         raise RefusalError(
             f"the edits to {name} cannot be written into the chapters so that they tangle "
             f"back to the same {name} (the diff above is what would differ); nothing was "
             f"written. Copy the edit into the chapter by hand, then run `{TANGLE} --force`",
             diff_text(text, stitched.text, f"{name} (on disk)", f"{name} (after sync)"),
         )
+    for path in written:  # all or nothing: no file changed since it was read
+        check_unchanged(path, read[path])
+    check_unchanged(out, text)
     for path in written:
-        write_text(path, texts[path], crlf=b"\r\n" in path.read_bytes())
-    write_text(out, stitched.text)
-    places = sorted({(index, start) for _, (index, start, _, _) in edits})
+        rewrite(path, read[path], texts[path])  # its line endings kept
+    rewrite(out, text, stitched.text, crlf=False)
+    places = sorted({(index, start) for _, (index, start, *_) in edits})
     where = ", ".join(
         f"{stitched.chunks[index].chapter}:{stitched.chunks[index].fence.line + start}"
         for index, start in places
     )
+    if stitched.body != body:
+        where += (
+            f" (lines added below a chunk joined it; {name} now has them right after its "
+            "code, and the tangler's blank lines between chunks)"
+        )
     return f"wrote the edits in {name} back into {where}"
+
+
+def _same_but_spacing(one: str, other: str) -> bool:
+    """Do the engines ``one`` and ``other`` differ only in blank lines, which change no code?"""
+
+    def code(text: str) -> tuple[list[str], str]:
+        return [line for line in text.splitlines() if line.strip()], ast.dump(ast.parse(text))
+
+    return code(one) == code(other)
 
 
 def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
@@ -162,7 +205,7 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
     fresh = tangle_book(docs, root)
     name = out.name
     if not out.exists():
-        write_text(out, fresh.text)
+        rewrite(out, None, fresh.text, crlf=False)
         return f"wrote {name}"
     text = out.read_text(encoding="utf-8")
     if text == fresh.text:
@@ -185,29 +228,29 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
             ),
         )
     if sha256(body) == digest:  # micrograd.py is as generated: the chapters changed
-        write_text(out, fresh.text)
+        rewrite(out, text, fresh.text, crlf=False)
         return f"wrote {name} (the chapters changed)"
     if body == fresh.body:  # both sides made the same edit
-        write_text(out, fresh.text)
+        rewrite(out, text, fresh.text, crlf=False)
         return f"{name} already had the chapters' changes: updated its header"
     if sha256(fresh.body) == digest:  # the chapters are as they were: micrograd.py changed
         return _stitch(fresh, text, out, docs, root)
     base = _last_generated(out, digest)
+    chapters = header + fresh.body  # under the same header: its hash line is no change
     if base is None:
-        details = diff_text(fresh.text, text, f"{name} (from the chapters)", f"{name} (on disk)")
+        details = diff_text(chapters, text, f"{name} (from the chapters)", f"{name} (on disk)")
         shown = (
             f"{name} as last generated is not in git's HEAD, so the diff above shows the "
             "two changes together"
         )
     else:
-        chapters_diff = diff_text(base, fresh.text, f"{name} (last generated)", "the chapters now")
+        chapters_diff = diff_text(base, chapters, f"{name} (last generated)", "the chapters now")
         engine_diff = diff_text(base, text, f"{name} (last generated)", f"{name} (on disk)")
         details = chapters_diff + engine_diff
         shown = f"diffs above: first the chapters' change, then {name}'s"
     raise RefusalError(
         f"refusing: both {name} and the chapters changed since {name} was generated, and "
-        f"sync does not merge ({shown}). Move the edit from {name} into its chapter by "
-        f"hand, then run `{TANGLE} --force`",
+        f"sync does not merge ({shown}). {merge_by_hand(name)}",
         details,
     )
 

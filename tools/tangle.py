@@ -27,7 +27,7 @@ if __name__ == "__main__":  # run as a script: make the `tools` package importab
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 try:
-    from tools.chapter import Chapter, Fence, Heading, chapters
+    from tools.chapter import ChangedError, Chapter, Fence, Heading, chapters, rewrite
 except ModuleNotFoundError as missing:  # a plain python3: run this again in the project's .venv
     if __name__ != "__main__" or missing.name not in ("markdown_it", "markdown"):
         raise
@@ -263,8 +263,39 @@ def diff_text(old: str, new: str, old_name: str, new_name: str) -> str:
     return "".join(lines)
 
 
-def write_text(path: Path, text: str, crlf: bool = False) -> None:
-    path.write_text(text, encoding="utf-8", newline="\r\n" if crlf else "\n")
+def merge_by_hand(name: str) -> str:
+    """What to do when both ``name`` and the chapters changed: sync refuses then."""
+    return f"Move the edit from {name} into its chapter by hand, then run `{TANGLE} --force`"
+
+
+def what_sync_does(old: str, new: str, name: str) -> str:
+    """What `sync` does with ``old`` (``name``, edited since generated) against the chapters'
+    tangle ``new``, as advice: tangle never sends the user to a sync that will refuse."""
+    parts = split_generated(old)
+    if parts is None:
+        return (
+            f"its header's sha256 line is gone, so `{SYNC}` cannot tell which side changed "
+            f"either: restore the header (`git diff {name}` shows it), or discard the edits "
+            f"with `{TANGLE} --force`"
+        )
+    header, digest, body = parts
+    if header != generated_header(digest):
+        return (
+            f"its header was edited, which `{SYNC}` cannot write into a chapter: undo that "
+            f"edit, then run `{SYNC}`; or discard the edits with `{TANGLE} --force`"
+        )
+    new_body = split_generated(new)[2]
+    if body == new_body:
+        return f"it already has the chapters' changes: `{SYNC}` updates its header"
+    if sha256(new_body) != digest:
+        return (
+            "the chapters changed too since it was generated, so "
+            f"`{SYNC}` would refuse (it does not merge). {merge_by_hand(name)}"
+        )
+    return (
+        f"write the edits back into the chapters with `{SYNC}`, or discard them with "
+        f"`{TANGLE} --force`"
+    )
 
 
 def update(docs: Path, out: Path, root: Path = ROOT, force: bool = False, check=False) -> str:
@@ -277,18 +308,23 @@ def update(docs: Path, out: Path, root: Path = ROOT, force: bool = False, check=
     edited = old is not None and hand_edited(old)
     diff = diff_text(old or "", new, f"{out.name} (on disk)", f"{out.name} (from the chapters)")
     if check and edited:
-        why = f"was edited since it was generated: run `{SYNC}` to write the edit back"
-        raise RefusalError(f"{out.name} {why}", diff)
+        advice = what_sync_does(old, new, out.name)
+        raise RefusalError(f"{out.name} was edited since it was generated: {advice}", diff)
     if check:
         raise RefusalError(f"{out.name} is stale: run `{TANGLE}`", diff)
     if edited and not force:
         raise RefusalError(
             f"refusing to overwrite {out.name}: it was edited since it was generated, and "
-            f"writing it would lose those edits (diff above). Write them back into the "
-            f"chapters with `{SYNC}`, or discard them with `{TANGLE} --force`.",
+            f"writing it would lose those edits (diff above): "
+            f"{what_sync_does(old, new, out.name)}",
             diff,
         )
-    write_text(out, new)
+    try:
+        rewrite(out, old, new, crlf=False)  # only if no one wrote to it meanwhile
+    except ChangedError as changed:
+        raise RefusalError(
+            f"{changed}, so nothing was written to it: run `{TANGLE}` again"
+        ) from None
     return f"wrote {out.name}"
 
 
@@ -315,6 +351,9 @@ def report(command: str, action) -> int:
     except TangleError as error:
         print(f"{command}: error: {error}", file=sys.stderr)
         return 2
+    except ChangedError as changed:  # edited while it ran: nothing was written to it
+        print(f"{command}: {changed}, so nothing was written: run it again", file=sys.stderr)
+        return 1
     print(f"{command}: {done}")
     return 0
 

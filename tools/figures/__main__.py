@@ -1,11 +1,15 @@
 """Redraw the book's figures (docs/figures/*.svg) from the chapters: the command.
 
     python3 tools/dev.py figures            redraw the figures whose files are missing or stale,
-                                            delete those no chapter draws any more, and
-                                            rewrite the step tables under stepped figures
-    python3 tools/dev.py figures --check    exit 1 and name the stale figures and tables
+                                            delete the drawings it made that no chapter draws
+                                            any more, and rewrite the step tables under
+                                            stepped figures
+    python3 tools/dev.py figures --check    say what the command would do, and exit 1 if it
+                                            would do anything
 
-The figures are tools/page/graphs.py's and plots.py's; the step tables, step_tables.py's.
+It deletes only a file it wrote itself, still exactly as it wrote it (tools/figures/written.py
+keeps the record), and never one a page links to; any other file is named and kept. The figures
+are tools/page/graphs.py's and plots.py's; the step tables, step_tables.py's.
 """
 
 from __future__ import annotations
@@ -15,49 +19,103 @@ import sys
 from pathlib import Path
 
 from tools import DOCS, relative
-from tools.figures.from_chapters import FIGURES, FOLDER, STANDALONE_STYLE, drawn, path, recorded
+from tools.chapter import ChangedError, rewrite
+from tools.figures import written as record
+from tools.figures.from_chapters import FIGURES, FOLDER, drawn, path, recorded
 from tools.figures.step_tables import steps_block, with_step_tables
+
+COMMAND = "python3 tools/dev.py figures"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="only check; exit 1 if stale")
+    parser.add_argument(
+        "--check", action="store_true", help="only say what it would do; exit 1 if anything"
+    )
     args = parser.parse_args(argv)
-    stale = []
-
-    def bring_up_to_date(file: Path, text: str, done: str) -> None:
-        if not file.exists() or file.read_text(encoding="utf-8") != text:
-            stale.append(file)
-            if not args.check:
-                file.parent.mkdir(exist_ok=True)
-                file.write_text(text, encoding="utf-8", newline="\n")
-                print(f"figures: {done} {relative(file)}")
+    written = record.read(record.RECORD)
+    was = dict(written)
+    to_draw: list[tuple[Path, str]] = []
+    to_delete: list[Path] = []
+    kept: list[tuple[Path, str]] = []  # (file, why), said in either mode
+    blocked = False  # a figure stays stale: its file is not the command's to overwrite
 
     figures = drawn()
     for name, text in figures.items():
-        bring_up_to_date(path(name), text, "drew")
-    # A drawing of ours that no chapter makes now is left over (a figure taken out, or one
-    # that now fits a phone's column without a drawing of its own). Any other file is not
-    # ours to delete: it is named, and kept.
+        file = path(name)
+        if file.exists() and file.read_text(encoding="utf-8") == text:
+            written[file.name] = record.digest(text)  # exactly a drawing of ours
+        elif file.exists() and not record.is_ours(file, written):
+            blocked = True
+            kept.append(
+                (
+                    file,
+                    "stale, and not what figures last drew there (edited since, or someone's "
+                    f"own): kept; move it elsewhere, then run `{COMMAND}` to draw it again",
+                )
+            )
+        else:
+            to_draw.append((file, text))
     for file in sorted(set(FOLDER.glob("*.svg")) - {path(name) for name in figures}):
-        if STANDALONE_STYLE not in file.read_text(encoding="utf-8", errors="replace"):
-            print(f"figures: {relative(file)} is not a drawing of ours: left as it is")
-            continue
-        stale.append(file)
-        if not args.check:
-            file.unlink()
-            print(f"figures: deleted {relative(file)}, which no chapter draws")
+        # Left over (a figure taken out, or one that now fits a phone's column): deleted only
+        # if the command wrote it and nothing links to it.
+        page = record.linked_from(file)
+        if page is not None:
+            kept.append((file, f"no chapter draws it, but {relative(page)} links to it: kept"))
+        elif record.is_ours(file, written):
+            to_delete.append(file)
+        elif file.name in written:
+            kept.append((file, "figures drew it, but it was changed since: kept"))
+        else:
+            kept.append((file, "figures did not draw it: kept"))
     tables: dict[Path, dict[str, str]] = {}
     for name, tracks in recorded().items():
         tables.setdefault(DOCS / FIGURES[name].chapter, {})[name] = steps_block(tracks)
-    for chapter, blocks in tables.items():
-        bring_up_to_date(chapter, with_step_tables(chapter, blocks), "wrote the step tables of")
-    if args.check and stale:
-        print("figures: stale: " + ", ".join(relative(p) for p in stale))
-        return 1
-    if not stale:
+    to_table = [
+        (chapter, read, text)
+        for chapter, blocks in tables.items()
+        if (read := chapter.read_text(encoding="utf-8"))
+        != (text := with_step_tables(chapter, blocks))
+    ]
+
+    for file, why in kept:
+        print(f"figures: {relative(file)}: {why}")
+    if args.check:
+        for file, _ in to_draw:
+            print(f"figures: would draw {relative(file)}")
+        for file in to_delete:
+            print(f"figures: would delete {relative(file)} (figures drew it; no chapter does now)")
+        for chapter, _, _ in to_table:
+            print(f"figures: would rewrite the step tables of {relative(chapter)}")
+        stale = len(to_draw) + len(to_delete) + len(to_table)
+        if stale:
+            print(f"figures: {stale} stale: run `{COMMAND}` to do the above")
+        elif not blocked:
+            print("figures: all up to date")
+        return 1 if stale or blocked else 0
+
+    for file, text in to_draw:
+        file.parent.mkdir(exist_ok=True)
+        file.write_text(text, encoding="utf-8", newline="\n")
+        written[file.name] = record.digest(text)
+        print(f"figures: drew {relative(file)}")
+    for file in to_delete:
+        file.unlink()
+        print(f"figures: deleted {relative(file)}, which figures drew and no chapter draws now")
+    for chapter, read, text in to_table:
+        try:
+            rewrite(chapter, read, text)  # not over an edit saved while the figures were drawn
+        except ChangedError as error:
+            print(f"figures: {error}: wrote nothing there; run `{COMMAND}` again")
+            blocked = True
+            continue
+        print(f"figures: wrote the step tables of {relative(chapter)}")
+    written = {name: sha for name, sha in written.items() if (FOLDER / name).exists()}
+    if written != was:
+        record.write(written, record.RECORD)
+    if not (to_draw or to_delete or to_table or blocked):
         print("figures: all up to date")
-    return 0
+    return 1 if blocked else 0
 
 
 if __name__ == "__main__":

@@ -185,7 +185,9 @@ def check(
     is known to be the first, while the later ones run; ``named(result)``, if given, is
     called with that chapter's result as soon as it is found, even before the others end."""
     if not engine.is_file():
-        raise FileNotFoundError(f"{engine}: no such file (write one with `skeleton`)")
+        raise FileNotFoundError(
+            f"{engine}: no such file (write one with `python3 tools/dev.py skeleton`)"
+        )
     selected = selected or chapters_named([])
     results, looking = [], None
     with (

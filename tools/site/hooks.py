@@ -53,7 +53,7 @@ def on_config(config):
             _build["editor"] = editor.editor_bundle()
         except editor.EditorUnavailableError as why:
             _build["runtime"] = None  # no Run buttons without an editor for their code
-            log.info(editor.HOW_TO_ENABLE.format(why=why, version=editor.CODEMIRROR))
+            _lesser(editor.HOW_TO_ENABLE.format(why=why, version=editor.CODEMIRROR))
     shim = (runtime.SHIM,)
     _build["shim"] = _fetched(lambda: runtime.runtime_tarballs(shim), runtime.SEARCH_FROM_DISK)
     if _build["shim"] is None:
@@ -68,10 +68,16 @@ def _fetched(fetch, how_to_enable: str):
     try:
         return fetch()
     except runtime.RuntimeUnavailableError as why:
-        log.info(how_to_enable.format(why=why, version=runtime.PYODIDE))
+        _lesser(how_to_enable.format(why=why, version=runtime.PYODIDE))
     except runtime.RuntimeIntegrityError as error:
         raise PluginError(str(error)) from None
     return None
+
+
+def _lesser(reason: str) -> None:
+    """Say what the site goes without and what to install, marked so that `dev.py build`,
+    which reads mkdocs's log, can say it again last (tools/publish.py)."""
+    log.info("%s%s", runtime.LESSER, reason)
 
 
 def on_pre_build(config):
@@ -81,14 +87,7 @@ def on_pre_build(config):
     engine = Path(config.config_file_path).parent / ENGINE
     try:
         done = tangle.update(docs, engine, root=docs.parent)
-    except tangle.RefusalError:
-        log.warning(
-            "%s was edited since it was generated, so it was not re-tangled: run `%s` to "
-            "write the edit back into the chapters",
-            engine.name,
-            tangle.SYNC,
-        )
-    except tangle.TangleError as error:
+    except tangle.TangleError as error:  # a refusal too: its text is what sync would do
         log.warning("tangle: %s", error)
     else:
         if done.startswith("wrote"):

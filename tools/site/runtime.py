@@ -106,6 +106,10 @@ SEARCH_FROM_DISK = (
 )
 
 
+# Marks each such reason in mkdocs's log (one line each): tools/publish.py says them again, last.
+LESSER = "lesser site: "
+
+
 class RuntimeUnavailableError(Exception):
     """The runtime cannot be had here (no npm, or npm failed): build without Run buttons."""
 
