@@ -154,7 +154,7 @@ CATALOGUE = [
     Bug("Value.backward", "walks the order without reversing it",
         "        for node in reversed(order):\n", "        for node in order:\n",
         V2, "backward()",
-        "docs/03-backward.md, section '2. Find the bug: a backward that forgot to reverse'",
+        "docs/03-backward.md, section '2. Find the bug in a backward pass'",
         "unreversed"),
     Bug("Value.backward", "does not seed the root's gradient with 1",
         "        self.grad = 1.0\n", "",
@@ -233,7 +233,7 @@ CATALOGUE = [
         'edge = f"  n{number[operand]} -> n{number[node]}"',
         'edge = f"  n{number[node]} -> n{number[operand]}"',
         ("08-drawing-the-graph.md",), "8. Drawing the graph",
-        "docs/08-drawing-the-graph.md, section '3. Find the bug: a set of operands'"),
+        "docs/08-drawing-the-graph.md, section '3. Find the bug in an edge count'"),
 ]
 # fmt: on
 

@@ -77,13 +77,18 @@ def test_what_a_reader_sees_imports_only_micrograd_and_the_standard_library(page
 
 
 # What a folded fence may import beyond micrograd and the standard library: its checks use
-# pytest, and a comparison with PyTorch, folded under exactly this summary, uses torch (it is
-# skipped, saying why, where PyTorch is not installed: tools/notebook.py's OPTIONAL).
-FOLDED_IMPORTS = {"pytest": None, "torch": "The same in PyTorch"}
+# pytest, a comparison with PyTorch, folded under exactly this summary, uses torch, and
+# property-based checks, under theirs, use Hypothesis (each is skipped, saying why, where
+# it is not installed: tools/notebook.py's OPTIONAL).
+FOLDED_IMPORTS = {
+    "pytest": None,
+    "torch": "The same in PyTorch",
+    "hypothesis": "Property-based checks, with Hypothesis",
+}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
-def test_a_folded_fence_imports_pytest_and_torch_only_where_it_says_so(page):
+def test_a_folded_fence_imports_pytest_torch_and_hypothesis_only_where_it_says_so(page):
     for fence in python_fences(page):
         if not fence.folded:
             continue  # the test above
@@ -93,8 +98,9 @@ def test_a_folded_fence_imports_pytest_and_torch_only_where_it_says_so(page):
                 continue
             assert top in FOLDED_IMPORTS, (
                 f"{page.name}:{fence.line - 1}: a folded fence imports {name}; the book's "
-                "fences import only micrograd, the standard library, pytest in checks, and "
-                f"torch under <summary>{FOLDED_IMPORTS['torch']}</summary>"
+                "fences import only micrograd, the standard library, pytest in checks, "
+                f"torch under <summary>{FOLDED_IMPORTS['torch']}</summary> and hypothesis "
+                f"under <summary>{FOLDED_IMPORTS['hypothesis']}</summary>"
             )
             wanted = FOLDED_IMPORTS[top]
             assert wanted is None or fence.summary == wanted, (

@@ -47,6 +47,8 @@ __all__ = [
 OPTIONAL = {
     "torch": "the folded 'The same in PyTorch' fences need it "
     "(MICROGRAD_EXTRAS=torch python3 tools/dev.py test installs it)",
+    "hypothesis": "the folded 'Property-based checks, with Hypothesis' fence needs it "
+    "(python3 tools/dev.py test installs it)",
 }
 LEARNER_REMEDY = "Your engine and the book's disagree here: the lines with - are the book's."
 # Ends the first line of a check's top-level statement that holds the book's own engine to
