@@ -218,11 +218,16 @@ def added_points(text: str) -> list[tuple[float, float, float]]:
     return found
 
 
+def added_text(added: list) -> str:
+    """The added points as the address keeps them (the inverse of ``added_points``)."""
+    return ";".join(f"{x:.3f},{y:.3f},{label:g}" for x, y, label in added)
+
+
 def address(chosen: Settings, added: list) -> str:
     """The page's query for these settings and points: only what differs from the book's."""
     pairs = [(k, v) for k, v in typed(chosen).items() if settings({k: v}) != settings({})]
     if added:
-        pairs.append(("added", ";".join(f"{x:.3f},{y:.3f},{label:g}" for x, y, label in added)))
+        pairs.append(("added", added_text(added)))
     return "?" + urlencode(pairs) if pairs else ""
 
 
@@ -527,7 +532,7 @@ class Lab:
             "curves": chart_svg(self.losses, self.train_acc, self.held_acc, chosen.steps),
             "chart": chart_geometry(chosen.steps),
             "settings": typed(chosen),
-            "added": len(self.added),
+            "added": added_text(self.added),
             "address": address(chosen, self.added),
         }
         self.note = ""
