@@ -299,7 +299,7 @@ def chart_svg(losses, train_acc, held_acc, steps: int) -> str:
         f'height="{abottom - atop}"/>',
     ]
     every = max(1, math.ceil((high - low) / 5))
-    for power in range(low, high + 1, every):
+    for power in range(high, low - 1, -every):  # from the top: the largest loss labelled
         y = loss_y(10.0**power)
         parts.append(f'<line class="lab-grid" x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}"/>')
         parts.append(
