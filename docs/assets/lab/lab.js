@@ -27,7 +27,11 @@
       this.pending = null; // {resolve, reject} of the request in progress
       this.worker = null; // the worker whose Python holds this lab
       this.training = false;
+      this.chain = Promise.resolve(); // the requests, one after another
+      this.quiet = false; // the request in progress only redraws: the buttons stay usable
+      this.queued = 0; // requests asked for and not yet answered
       this.find();
+      this.fromAddress();
       if (location.protocol === "file:") {
         this.problem(this.data.fileNote);
         root.dataset.state = "unserved";
@@ -49,7 +53,6 @@
       }
       this.chart = new Chart(this, q(".lab-curves-here"), q(".lab-readout"), on);
       this.plane = new Plane(this, q(".lab-boundary-here"), on);
-      this.fromAddress();
       on(root, "pointerenter", () => window.bookPython?.warm());
       on(root, "focusin", () => window.bookPython?.warm());
       for (const input of root.querySelectorAll("input[type=text]")) {
@@ -103,12 +106,13 @@
     }
 
     buttons() {
-      const busy = this.pending !== null && !this.training;
+      const working = (this.queued > 0 || this.pending !== null) && !this.training;
+      const busy = working && !this.quiet; // a redraw for a changed field leaves them usable
       this.trainButton.disabled = this.training || busy;
       this.pauseButton.disabled = !this.training;
       this.stepButton.disabled = this.resetButton.disabled = this.training || busy;
       this.clearButton.disabled = this.training || busy || !this.worker;
-      this.root.dataset.state = this.training ? "training" : busy ? "busy" : "idle";
+      this.root.dataset.state = this.training ? "training" : working ? "busy" : "idle";
     }
 
     problem(text, withLink) {
@@ -160,11 +164,26 @@
     }
 
     // Send one action; show its answer. True if the lab went on (a frame came back).
-    async act(action, more = {}) {
+    // Requests go one after another: a Step clicked while a changed field is being taken
+    // waits for it, instead of being lost.
+    act(action, more = {}) {
+      this.queued += 1;
+      const done = this.chain.then(() => this.actNow(action, more));
+      this.chain = done.catch(() => false).finally(() => {
+        this.queued -= 1;
+        this.buttons();
+      });
+      this.buttons();
+      return done;
+    }
+
+    async actNow(action, more = {}) {
       if (this.pending !== null && !this.training) return false;
+      this.quiet = action === "draw";
       if (!window.bookPython) return false;
       if (action !== "open" && this.worker !== window.bookPython.worker) {
-        if (!(await this.act("open"))) return false; // a fresh lab in this Python first
+        if (!(await this.actNow("open"))) return false; // a fresh lab in this Python first
+        this.quiet = action === "draw";
       }
       if (action === "open") this.status.textContent = "Starting the lab: the chapter's fences above run first…";
       let answer;
@@ -357,7 +376,7 @@
     }
 
     add(x, y) {
-      if (this.lab.training || this.lab.pending !== null || !this.frame) return;
+      if (this.lab.training || !this.frame) return;
       this.lab.act("add", { point: this.at(x, y), label: Number(this.lab.labelChoice.value) });
     }
 
