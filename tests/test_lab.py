@@ -351,3 +351,44 @@ def test_the_chart_has_axes_ticks_and_a_sentence_for_every_step():
         assert tick in curves, tick
     assert frame["readouts"][0].startswith("Step 0: loss 0.9675, training accuracy 45 %")
     assert len(frame["readouts"]) == 3 and frame["chart"]["last"] == 99
+
+
+# --- a weight, read and set ------------------------------------------------------------------
+
+
+def test_a_weight_is_read_and_set_and_training_goes_on_from_there(book):
+    opened()
+    ask("step")
+    read = ask("weight", which="2, 3, 4")["frame"]
+    p = lab._lab.model.layers[1].neurons[2].w[3]
+    assert read["weight"] == f"Weight 2, 3, 4: {lab.human(p.data)}, gradient {lab.human(p.grad)}."
+    assert "weight 2, 3, 4: " in read["network"]  # a line names it, for a pointer
+    frame = ask("set", which="2, 3, b", value="0.5")["frame"]
+    assert lab._lab.model.layers[1].neurons[2].b.data == 0.5 and frame["step"] == 1
+    assert frame["note"] == "Weight 2, 3, b set to 0.5000: training goes on from here."
+    model = book["make_model"](0)
+    book["train_step"](model, book["learning_rate"](0, 100, 1.0))
+    model.layers[1].neurons[2].b.data = 0.5
+    expected = book["train_step"](model, book["learning_rate"](1, 100, 1.0))[0]
+    assert ask("step")["frame"]["losses"][1] == expected
+
+
+@pytest.mark.parametrize(
+    ("which", "value", "says"),
+    [
+        ("4, 1, 1", "0", "A weight is named by its layer, its unit and its input"),
+        ("1, 17, 1", "0", "A weight is named by its layer, its unit and its input"),
+        ("1, 1, 3", "0", "A weight is named by its layer, its unit and its input"),
+        ("1, 0, 1", "0", "A weight is named by its layer, its unit and its input"),
+        ("1 1", "0", "A weight is named by its layer, its unit and its input"),
+        ("1, 1, 1", "big", "A weight is set to a number, such as 0.5; 'big' is not."),
+        ("1, 1, 1", "inf", "A weight is set to a number, such as 0.5; 'inf' is not."),
+    ],
+)
+def test_a_bad_weight_or_value_is_refused_and_the_network_kept(which, value, says):
+    opened()
+    ask("step")
+    before = [p.data for p in lab._lab.model.parameters()]
+    refused = ask("set", which=which, value=value)["refused"]
+    assert refused.startswith(says)
+    assert [p.data for p in lab._lab.model.parameters()] == before

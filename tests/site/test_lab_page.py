@@ -290,6 +290,31 @@ def test_points_are_added_from_the_keyboard_of_either_moon(tab):
     tab.locator(".lab-label").select_option("1")
 
 
+def test_a_weight_is_read_by_click_or_typing_and_set_by_typing(tab):
+    fill(tab, rate="1.0", steps="100", seed="0")
+    press(tab, "reset")
+    press(tab, "step")
+    line = tab.locator('.lab-network line[data-weight="3, 1, 5"]')
+    assert line.locator("title").text_content().startswith("weight 3, 1, 5: ")
+    line.dispatch_event("click")
+    tab.wait_for_function(f"{FRAME}.weight.startsWith('Weight 3, 1, 5: ')")
+    tab.wait_for_selector(".lab[data-state=idle]")
+    assert tab.locator(".lab-which").input_value() == "3, 1, 5"
+    now = tab.locator(".lab-weight-now")
+    assert now.text_content() == frame(tab)["weight"] and ", gradient " in now.text_content()
+    tab.locator(".lab-which").fill("1, 2, b")
+    tab.locator(".lab-value").fill("0.25")
+    tab.locator(".lab-value").press("Enter")
+    tab.wait_for_function(f"{FRAME}.weight.startsWith('Weight 1, 2, b: 0.2500,')")
+    tab.wait_for_selector(".lab[data-state=idle]")
+    assert tab.locator(".lab-note").text_content().startswith("Weight 1, 2, b set to 0.2500")
+    tab.locator(".lab-value").fill("lots")
+    press(tab, "set")
+    assert "'lots' is not" in tab.locator(".lab-problem").text_content()
+    press(tab, "step")
+    assert frame(tab)["step"] == 2  # training went on from the weight set
+
+
 def test_a_diverged_run_says_so_and_stops(tab):
     fill(tab, rate="1e9", steps="100", seed="0")
     press(tab, "reset")

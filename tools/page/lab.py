@@ -18,11 +18,13 @@ Standard library only: this file runs in the reader's browser (tools/page/).
 
 Messages (JSON both ways; the worker passes them as text):
 
-- in: ``{"action": "open" | "reset" | "step" | "train" | "draw" | "add" | "clear",
+- in: ``{"action": "open" | "reset" | "step" | "train" | "draw" | "add" | "clear" |
+  "weight" | "set",
   "settings": {name: text, ... as BOOK}, "gradients": bool}``; ``open`` adds ``page``
   (the chapter's fences), ``codes`` (the reader's edits), ``learner`` (an engine's text,
   or absent) and ``added`` (the address's added points, as text, or absent); ``add`` adds
-  ``point`` ([x, y]) and ``label`` (1 inner, -1 outer).
+  ``point`` ([x, y]) and ``label`` (1 inner, -1 outer); ``weight`` adds ``which`` (a
+  weight's name, "layer, unit, input"), and ``set`` also its new ``value`` (text).
 - out: ``{"frame": {...}}`` (``Lab.frame`` says what it holds) or ``{"refused": message}``
   with the lab as it was.
 """
@@ -316,6 +318,7 @@ class Lab:
         self.failure: str | None = None  # why training stopped (a step raised, or diverged)
         self.drawn_at = 0.0
         self.note = ""  # what the last change did, said once
+        self.watched = ""  # the weight the reader reads (Lab.weight names it)
         self.added: list[tuple[float, float, float]] = []
         self.book_data = tuple(
             namespace[name] for name in ("X_train", "Y_train", "X_held", "Y_held")
@@ -465,6 +468,52 @@ class Lab:
                 "last, so training stopped. Lower the learning rate and Reset."
             )
 
+    def weight(self, which: str):
+        """The parameter ``which`` names: "layer, unit, input" counted from 1, input "b"
+        for the unit's bias."""
+        parts = [p.strip() for p in str(which).replace(",", " ").split()]
+        layers = getattr(self.model, "layers", None)
+        try:
+            k, j = int(parts[0]) - 1, int(parts[1]) - 1
+            neuron = layers[k].neurons[j]
+            if len(parts) != 3 or min(k, j) < 0:
+                raise ValueError
+            if parts[2] == "b":
+                return neuron.b
+            i = int(parts[2]) - 1
+            if i < 0:
+                raise ValueError
+            return neuron.w[i]
+        except (ValueError, IndexError, AttributeError, TypeError):
+            sizes = [len(layer.neurons) for layer in layers] if layers else []
+            raise LabError(
+                f"A weight is named by its layer, its unit and its input, counted from 1 (b "
+                f"for the bias), such as 1, 3, 2; {which!r} names none of this network's "
+                f"(layers of {', '.join(map(str, sizes))} units). Change it and try again."
+            ) from None
+
+    def weight_text(self) -> str:
+        if not self.watched:
+            return ""
+        try:
+            p = self.weight(self.watched)
+        except LabError:
+            return ""
+        return f"Weight {self.watched}: {human(p.data)}, gradient {human(p.grad)}."
+
+    def set_weight(self, which: str, value: str) -> None:
+        """Set a parameter to what the reader typed; training goes on from there."""
+        p = self.weight(which)
+        number = _number(str(value).strip())
+        if not math.isfinite(number):
+            raise LabError(
+                f"A weight is set to a number, such as 0.5; {value!r} is not. Change it and "
+                "try again."
+            )
+        p.data = number
+        self.layers = float_layers(self.model)
+        self.note = f"Weight {which} set to {human(number)}: training goes on from here."
+
     def held_accuracy(self) -> float:
         points, labels = self.ns["X_held"], self.ns["Y_held"]
         if self.layers is None:
@@ -534,6 +583,7 @@ class Lab:
             "settings": typed(chosen),
             "added": added_text(self.added),
             "address": address(chosen, self.added),
+            "weight": self.weight_text(),
         }
         self.note = ""
         if draw:
@@ -548,12 +598,12 @@ class Lab:
                 counts = active_counts(self.layers, ns["X_train"])
                 out["units"] = unit_maps(self.layers, self.box, counts, len(ns["X_train"]))
             grads = None
-            if gradients and self.layers is not None:
+            if self.layers is not None:
                 grads = [
                     [[w.grad for w in n.w] for n in layer.neurons] for layer in self.model.layers
                 ]
-            out["network"] = network_svg(self.layers, grads)
-            out["shows"] = "gradients" if grads is not None else "weights"
+            out["network"] = network_svg(self.layers, grads, gradients)
+            out["shows"] = "gradients" if gradients and grads is not None else "weights"
             out["network_note"] = (
                 ""
                 if self.layers is not None
@@ -600,6 +650,12 @@ def answer(request: str, engine: str) -> str:
             _lab.change(chosen)
             if action == "add":
                 _lab.add(asked.get("point"), asked.get("label"))
+            if action in ("weight", "set"):
+                which = str(asked.get("which", "")).strip()
+                _lab.weight(which)
+                if action == "set":
+                    _lab.set_weight(which, asked.get("value", ""))
+                _lab.watched = which
         except LabError:
             _lab.settings, _lab.model, _lab.added, _lab.box = before
             _lab.data(_lab.settings, _lab.added)
@@ -615,7 +671,7 @@ def answer(request: str, engine: str) -> str:
             tens = len(_lab.losses) // ANNOUNCE_EVERY > before_k // ANNOUNCE_EVERY
             frame = _lab.frame(draw=draw, gradients=gradients, announce=tens)
             return json.dumps({"frame": frame})
-        if action in ("draw", "add"):
+        if action in ("draw", "add", "weight", "set"):
             return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
         raise LabError(f"The lab does not know {action!r}.")
     except LabError as refusal:

@@ -367,12 +367,14 @@ def chart_geometry(steps: int) -> dict:
 # --- the network ---------------------------------------------------------------------------
 
 
-def network_svg(layers, gradients=None) -> str:
-    """Every weight as a line, its colour its sign and its width its size; with
-    ``gradients`` (the same shape), the gradients instead."""
+def network_svg(layers, gradients, show_gradients: bool = False) -> str:
+    """Every weight as a line, its colour its sign and its width its size (or its
+    gradient's, with ``show_gradients``); each line names its weight (layer, unit, input,
+    from 1: what the page's Weight field takes) with its value and gradient, for a pointer."""
     if layers is None:
         return ""
-    shown = gradients if gradients is not None else [rows for rows, _, _ in layers]
+    weights = [rows for rows, _, _ in layers]
+    shown = gradients if show_gradients else weights
     sizes = [len(layers[0][0][0])] + [len(rows) for rows, _, _ in layers]
     width, height = WIDTH, 200
     column = lambda k: 12 + k * (width - 24) / (len(sizes) - 1)  # noqa: E731
@@ -380,20 +382,24 @@ def network_svg(layers, gradients=None) -> str:
     biggest = max((abs(v) for rows in shown for r in rows for v in r), default=0) or 1.0
     lines = []
     for k, rows in enumerate(shown):
-        for j, weights in enumerate(rows):
-            for i, v in enumerate(weights):
+        for j, values in enumerate(rows):
+            for i, v in enumerate(values):
                 sign = "plus" if v > 0 else "minus"
+                name = f"{k + 1}, {j + 1}, {i + 1}"
                 lines.append(
-                    f'<line class="lab-{sign}" x1="{column(k):.1f}" y1="{row(sizes[k], i):.1f}" '
-                    f'x2="{column(k + 1):.1f}" y2="{row(sizes[k + 1], j):.1f}" '
-                    f'stroke-width="{0.2 + 2.8 * abs(v) / biggest:.2f}"/>'
+                    f'<line class="lab-{sign}" data-weight="{name}" x1="{column(k):.1f}" '
+                    f'y1="{row(sizes[k], i):.1f}" x2="{column(k + 1):.1f}" '
+                    f'y2="{row(sizes[k + 1], j):.1f}" '
+                    f'stroke-width="{0.2 + 2.8 * abs(v) / biggest:.2f}"><title>weight {name}: '
+                    f"{human(weights[k][j][i])}, gradient {human(gradients[k][j][i])}"
+                    "</title></line>"
                 )
     units = [
         f'<circle class="lab-unit" cx="{column(k):.1f}" cy="{row(n, j):.1f}" r="3"/>'
         for k, n in enumerate(sizes)
         for j in range(n)
     ]
-    what = "gradients" if gradients is not None else "weights"
+    what = "gradients" if show_gradients else "weights"
     return (
         f'<svg class="lab-network" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="The network: each line one of its {what}, orange positive, blue '

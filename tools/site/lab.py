@@ -121,7 +121,16 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
         '<span class="lab-key lab-key-plus">positive</span> '
         '<span class="lab-key lab-key-minus">negative</span>: the network\'s '
         '<span class="lab-what">weights</span>, wider the larger; inputs left, output right'
-        "</figcaption></figure></div>"
+        "</figcaption>"
+        '<div class="lab-weights"><label class="lab-field">Weight <input class="lab-which" '
+        'type="text" size="8" aria-describedby="lab-which-hint" value="1, 1, 1"></label>'
+        '<span class="lab-hint" id="lab-which-hint">layer, unit, input, from 1 (b: the '
+        "bias); or click a line</span>"
+        '<p class="lab-weight-now" role="status" aria-live="polite"></p>'
+        '<label class="lab-field">Set it to <input class="lab-value" type="text" size="8" '
+        'inputmode="decimal"></label> <button type="button" class="notebook-button lab-set" '
+        'title="Give the weight this value; training goes on from there">Set</button></div>'
+        "</figure></div>"
         '<figure class="lab-units"><figcaption>What each hidden unit computes: its output '
         "over the plane drawn above (orange positive, blue negative, blank 0); a crossed-out "
         "unit is dead, 0 at every training point.</figcaption>"

@@ -55,7 +55,21 @@
       this.plane = new Plane(this, q(".lab-boundary-here"), on);
       on(root, "pointerenter", () => window.bookPython?.warm());
       on(root, "focusin", () => window.bookPython?.warm());
-      for (const input of root.querySelectorAll("input[type=text]")) {
+      const which = q(".lab-which");
+      const value = q(".lab-value");
+      const read = () => this.act("weight", { which: which.value });
+      const set = () => this.act("set", { which: which.value, value: value.value });
+      on(which, "change", () => !this.training && read());
+      on(which, "keydown", (event) => event.key === "Enter" && read());
+      on(value, "keydown", (event) => event.key === "Enter" && set());
+      on(q(".lab-set"), "click", set);
+      on(q(".lab-network-here"), "click", (event) => {
+        const line = event.target.closest("[data-weight]");
+        if (!line || this.training) return;
+        which.value = line.dataset.weight;
+        read();
+      });
+      for (const input of root.querySelectorAll(".lab-controls input[type=text]")) {
         on(input, "keydown", (event) => {
           if (event.key === "Enter") this.act(this.worker ? "step" : "open");
         });
@@ -112,6 +126,7 @@
       this.pauseButton.disabled = !this.training;
       this.stepButton.disabled = this.resetButton.disabled = this.training || busy;
       this.clearButton.disabled = this.training || busy || !this.worker;
+      this.root.querySelector(".lab-set").disabled = this.training || busy;
       this.root.dataset.state = this.training ? "training" : working ? "busy" : "idle";
     }
 
@@ -226,6 +241,7 @@
         this.units(frame.units);
       }
       this.root.querySelector(".lab-now").textContent = frame.status;
+      this.root.querySelector(".lab-weight-now").textContent = frame.weight;
       this.added = frame.added;
       if (frame.address !== location.search) {
         history.replaceState(history.state, "", location.pathname + frame.address + location.hash);
