@@ -392,3 +392,51 @@ def test_a_bad_weight_or_value_is_refused_and_the_network_kept(which, value, say
     refused = ask("set", which=which, value=value)["refused"]
     assert refused.startswith(says)
     assert [p.data for p in lab._lab.model.parameters()] == before
+
+
+# --- one step, taken apart (tools/page/lab_apart.py) ---------------------------------------
+
+
+def test_the_step_taken_apart_gives_backwards_gradients_for_that_point_in_its_order(book):
+    opened()
+    for _ in range(3):
+        ask("step")
+    first = ask("apart", point="")["apart"]
+    rec = lab._lab.apart
+    assert first["index"] == 0 and first["count"] == 1 + 3 + 1 + 33 + 1
+    assert first["text"].startswith(f"Forward: training point {rec.index + 1}, at (")
+    # The same network, in CPython: its gradients for that point's hinge term.
+    model = book["make_model"](0)
+    for k in range(3):
+        book["train_step"](model, book["learning_rate"](k, 100, 1.0))
+    x, y = book["X_train"][rec.index], book["Y_train"][rec.index]
+    assert y * model(x).data < 1  # the first point that pulls, as the lab chose
+    assert all(
+        y2 * model(x2).data >= 1 for x2, y2 in zip(book["X_train"][: rec.index], book["Y_train"])
+    )
+    for p in model.parameters():
+        p.grad = 0.0
+    loss = (1 - y * model(x)).relu()
+    loss.backward()
+    expected = [
+        [[w.grad for w in n.w] + [n.b.grad] for n in layer.neurons] for layer in model.layers
+    ]
+    assert rec.grads == expected and rec.loss == loss.data
+    assert rec.order[0] == (2, 0) and rec.order[-1][0] == 0  # the output first, layer 1 last
+    # Each backward part names the unit whose gradients arrive, with those numbers.
+    n = 1 + 3 + 1
+    for s in (n, n + 5, n + 32):
+        k, j = rec.order[s - n]
+        text = ask("apart-stage", stage=s)["apart"]["text"]
+        assert f"unit {j + 1} of " in text and lab.human(expected[k][j][-1]) in text
+    last = ask("apart-stage", stage=first["count"] - 1)["apart"]
+    assert last["text"].startswith(f"Update: each weight moves by the rate ({lab.human(rec.rate)})")
+    assert [p.grad for p in lab._lab.model.parameters()] != [0.0] * 337  # the lab's kept
+    assert ask("step")["frame"]["losses"] == book["losses"][:4]  # and its run unchanged
+
+
+def test_a_bad_point_to_take_apart_is_refused():
+    opened()
+    for which in ("0", "101", "first"):
+        refused = ask("apart", point=which)["refused"]
+        assert refused.startswith("The point to take a step apart on is a training point's number")

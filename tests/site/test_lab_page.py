@@ -16,6 +16,7 @@ from tests.helpers.browser import DESKTOP, PHONE, Watch, fence_with, python_work
 from tests.helpers.site import url_path
 from tests.test_lab import LAB_PAGE, STEPS, book, run_with  # noqa: F401 (book: the chapter's)
 from tools import ROOT
+from tools.page.lab_draw import human as lab_human
 from tools.site.lab import FILE_NOTE
 
 pytestmark = pytest.mark.usefixtures("runtime")
@@ -313,6 +314,47 @@ def test_a_weight_is_read_by_click_or_typing_and_set_by_typing(tab):
     assert "'lots' is not" in tab.locator(".lab-problem").text_content()
     press(tab, "step")
     assert frame(tab)["step"] == 2  # training went on from the weight set
+
+
+def test_one_step_taken_apart_shows_the_engines_gradients_with_the_keyboard(tab, book):  # noqa: F811
+    fill(tab, rate="1.0", steps="100", seed="0")
+    press(tab, "reset")
+    tab.locator(".lab-apart summary").click()
+    tab.locator(".lab-point").fill("")
+    press(tab, "take-apart")
+    text = tab.locator(".lab-apart-text")
+    assert text.text_content().startswith("Part 1 of 39. Forward: training point ")
+    assert text.get_attribute("aria-live") == "polite"
+    index = int(text.text_content().split("training point ")[1].split(",")[0]) - 1
+    model = book["make_model"](0)  # the same network and point, in CPython
+    x, y = book["X_train"][index], book["Y_train"][index]
+    for p in model.parameters():
+        p.grad = 0.0
+    (1 - y * model(x)).relu().backward()
+    output = model.layers[-1].neurons[0]
+    tab.locator(".lab-apart-here").focus()
+    for part in range(2, 7):
+        tab.keyboard.press("ArrowRight")
+        tab.wait_for_function(
+            f"document.querySelector('.lab-apart-text').textContent.startsWith('Part {part} ')"
+        )
+    first_back = text.text_content()  # part 6: the output unit's gradients arrive first
+    assert first_back.startswith("Part 6 of 39. Backward (1 of 33): unit 1 of the output gets")
+    assert first_back.endswith(f"bias {lab_human(output.b.grad)}.")
+    assert all(lab_human(w.grad) in first_back for w in output.w)
+    assert tab.locator(".lab-apart-here .lab-plus, .lab-apart-here .lab-minus").count() == 16
+    press(tab, "back")
+    assert text.text_content().startswith("Part 5 of 39. Loss: the score is ")
+    tab.locator(".lab-apart-here").focus()
+    tab.keyboard.press("End")
+    tab.wait_for_function(
+        "document.querySelector('.lab-apart-text').textContent.startsWith('Part 39 ')"
+    )
+    assert "Update: each weight moves by the rate (1.0000)" in text.text_content()
+    assert tab.locator(".lab-next").is_disabled() and frame(tab)["step"] == 0  # not stepped
+    tab.locator(".lab-point").fill("0")
+    press(tab, "take-apart")
+    assert "'0' is not" in tab.locator(".lab-problem").text_content()
 
 
 def test_a_diverged_run_says_so_and_stops(tab):

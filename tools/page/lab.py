@@ -24,9 +24,12 @@ Messages (JSON both ways; the worker passes them as text):
   (the chapter's fences), ``codes`` (the reader's edits), ``learner`` (an engine's text,
   or absent) and ``added`` (the address's added points, as text, or absent); ``add`` adds
   ``point`` ([x, y]) and ``label`` (1 inner, -1 outer); ``weight`` adds ``which`` (a
-  weight's name, "layer, unit, input"), and ``set`` also its new ``value`` (text).
-- out: ``{"frame": {...}}`` (``Lab.frame`` says what it holds) or ``{"refused": message}``
-  with the lab as it was.
+  weight's name, "layer, unit, input"), and ``set`` also its new ``value`` (text);
+  ``apart`` adds ``point`` (a training point's number from 1, or "" for the first that
+  pulls), ``apart-stage`` adds ``stage`` (a number).
+- out: ``{"frame": {...}}`` (``Lab.frame`` says what it holds), ``{"apart": {...}}`` (a
+  part of the step taken apart: ``index``, ``count``, ``text``, ``svg``; lab_apart.stage)
+  or ``{"refused": message}`` with the lab as it was.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from .bridge import chunks
 from .kernel import ENGINE
+from .lab_apart import ApartError, record, stage
 from .lab_draw import (  # noqa: F401 (float_layers, score, grid_scores: the tests' too)
     active_counts,
     boundary_svg,
@@ -319,6 +323,7 @@ class Lab:
         self.drawn_at = 0.0
         self.note = ""  # what the last change did, said once
         self.watched = ""  # the weight the reader reads (Lab.weight names it)
+        self.apart = None  # the step taken apart (lab_apart.Record), once asked for
         self.added: list[tuple[float, float, float]] = []
         self.book_data = tuple(
             namespace[name] for name in ("X_train", "Y_train", "X_held", "Y_held")
@@ -514,6 +519,28 @@ class Lab:
         self.layers = float_layers(self.model)
         self.note = f"Weight {which} set to {human(number)}: training goes on from here."
 
+    def take_apart(self, which: str):
+        """Record one step on one training point's loss (``which``: its number from 1, or
+        empty for the first that pulls: a margin below 1)."""
+        xs, ys = self.ns["X_train"], self.ns["Y_train"]
+        text = str(which).strip()
+        if text:
+            index = _whole(text)
+            if index is None or not 1 <= index <= len(xs):
+                raise LabError(
+                    f"The point to take a step apart on is a training point's number, from 1 "
+                    f"to {len(xs)}; {which!r} is not. Change it and try again."
+                )
+            index -= 1
+        else:
+            index = next((i for i, (x, y) in enumerate(zip(xs, ys)) if y * self.scorer(x) < 1), 0)
+        rate = self.ns["learning_rate"](len(self.losses), self.settings.steps, self.settings.rate)
+        try:
+            self.apart = record(self.model, xs[index], ys[index], index, rate)
+        except ApartError as error:
+            raise LabError(str(error)) from None
+        return self.apart
+
     def held_accuracy(self) -> float:
         points, labels = self.ns["X_held"], self.ns["Y_held"]
         if self.layers is None:
@@ -641,6 +668,13 @@ def answer(request: str, engine: str) -> str:
         if action == "reset":
             _lab.reset(chosen)
             return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
+        if action == "apart":  # one step on one point, taken apart: its first part
+            rec = _lab.take_apart(asked.get("point", ""))
+            return json.dumps({"apart": stage(rec, 0)})
+        if action == "apart-stage":  # another part of it
+            if _lab.apart is None:
+                raise LabError("No step has been taken apart yet: press Take apart.")
+            return json.dumps({"apart": stage(_lab.apart, _whole(str(asked.get("stage"))) or 0)})
         if action == "clear":
             _lab.data(_lab.settings, [])
             _lab.note = "The added points are gone; training goes on without them."

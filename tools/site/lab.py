@@ -135,6 +135,22 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
         "over the plane drawn above (orange positive, blue negative, blank 0); a crossed-out "
         "unit is dead, 0 at every training point.</figcaption>"
         '<div class="lab-units-here"></div></figure>'
+        '<details class="lab-apart"><summary>One step, taken apart</summary>'
+        "<p>One step of gradient descent on one training point's loss, part by part, with "
+        "the engine's own numbers: the forward pass (each unit's value: orange positive, "
+        "blue negative, hollow 0), the loss, the backward pass (each unit's weights getting "
+        "their gradients, in the order the engine's backward reaches them) and the update. "
+        "The lab's network is not changed.</p>"
+        '<div class="lab-controls"><label class="lab-field">Training point <input '
+        'class="lab-point" type="text" size="5" inputmode="numeric" '
+        'aria-describedby="lab-point-hint"></label><span class="lab-hint" id="lab-point-hint">'
+        "its number; empty: the first that still pulls</span>"
+        '<button type="button" class="notebook-button lab-take-apart">Take apart</button>'
+        '<button type="button" class="notebook-button lab-back" disabled>← Back</button>'
+        '<button type="button" class="notebook-button lab-next" disabled>Next →</button></div>'
+        '<p class="lab-apart-text" role="status" aria-live="polite"></p>'
+        '<div class="lab-apart-here" tabindex="0" aria-label="The step taken apart: the left '
+        'and right arrow keys go back and on"></div></details>'
         f'<details class="lab-about"><summary>About the lab</summary>{content[start:end]}</details>'
         "</section>"
         f'<link rel="stylesheet" href="{html.escape(assets)}/lab/lab.css">'

@@ -69,7 +69,20 @@
         which.value = line.dataset.weight;
         read();
       });
-      for (const input of root.querySelectorAll(".lab-controls input[type=text]")) {
+      this.apart = null; // the part of the step taken apart shown: {index, count, ...}
+      const to = (index) => this.apart && this.act("apart-stage", { stage: index });
+      on(q(".lab-take-apart"), "click", () => this.act("apart", { point: q(".lab-point").value }));
+      on(q(".lab-point"), "keydown", (event) => event.key === "Enter" && this.act("apart", { point: q(".lab-point").value }));
+      on(q(".lab-back"), "click", () => to(this.apart.index - 1));
+      on(q(".lab-next"), "click", () => to(this.apart.index + 1));
+      on(q(".lab-apart-here"), "keydown", (event) => {
+        const index = this.apart && { ArrowLeft: this.apart.index - 1, ArrowRight: this.apart.index + 1,
+          Home: 0, End: this.apart.count - 1 }[event.key];
+        if (index === undefined || index === null) return;
+        event.preventDefault();
+        to(index);
+      });
+      for (const input of root.querySelectorAll(".lab > .lab-controls input[type=text]")) {
         on(input, "keydown", (event) => {
           if (event.key === "Enter") this.act(this.worker ? "step" : "open");
         });
@@ -127,6 +140,10 @@
       this.stepButton.disabled = this.resetButton.disabled = this.training || busy;
       this.clearButton.disabled = this.training || busy || !this.worker;
       this.root.querySelector(".lab-set").disabled = this.training || busy;
+      this.root.querySelector(".lab-take-apart").disabled = this.training || busy;
+      const part = this.apart;
+      this.root.querySelector(".lab-back").disabled = this.training || busy || !part || part.index === 0;
+      this.root.querySelector(".lab-next").disabled = this.training || busy || !part || part.index === part.count - 1;
       this.root.dataset.state = this.training ? "training" : working ? "busy" : "idle";
     }
 
@@ -219,6 +236,7 @@
     }
 
     show(answer) {
+      if (answer.apart) return this.showApart(answer.apart);
       if (answer.refused) {
         this.problem(answer.refused);
         this.root.dataset.refused = "yes";
@@ -246,6 +264,16 @@
       if (frame.address !== location.search) {
         history.replaceState(history.state, "", location.pathname + frame.address + location.hash);
       }
+    }
+
+    // A part of the step taken apart: its sentence (told to screen readers) and drawing.
+    showApart(part) {
+      this.apart = part;
+      this.problem("");
+      const q = (selector) => this.root.querySelector(selector);
+      q(".lab-apart-text").textContent = `Part ${part.index + 1} of ${part.count}. ${part.text}`;
+      q(".lab-apart-here").innerHTML = part.svg;
+      this.buttons();
     }
 
     // Each hidden unit's map: its levels (-3 to 3) painted, a pixel a cell, in the moons' colours.
