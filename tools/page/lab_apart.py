@@ -90,7 +90,7 @@ def stage(rec: Record, s: int) -> dict:
     n_layers = len(rec.values) - 1
     arrived: set = set()
     after = False
-    lit = -1  # the layer whose values appear, or the unit whose gradients arrive
+    lit = n_layers  # the values shown: every layer's, once the forward pass is done
     unit = None
     x, y = rec.point
     moon = "inner" if rec.label > 0 else "outer"
