@@ -92,7 +92,7 @@ MAX_POINTS, MAX_ADDED = 1000, 200
 MAX_NOISE = 1.0
 DIVERGED = 1e6  # a loss above this, or not finite: the run has diverged and stops
 SLICE = 0.12  # seconds of training between two answers, so that Pause acts within 200 ms
-DRAW_EVERY = 0.15  # seconds between two drawings of the boundary and network while training
+DRAW_EVERY = 0.1  # seconds between two drawings of the boundary, units and network while training
 ANNOUNCE_EVERY = 10  # steps between two statuses told to screen readers while training
 LEARNER = "your engine from learner mode"
 DATA_SEED = 0  # the chapter's make_moons(200, noise=0.1, seed=0)
