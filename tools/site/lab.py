@@ -149,8 +149,8 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
         '<button type="button" class="notebook-button lab-back" disabled>← Back</button>'
         '<button type="button" class="notebook-button lab-next" disabled>Next →</button></div>'
         '<p class="lab-apart-text" role="status" aria-live="polite"></p>'
-        '<div class="lab-apart-here" tabindex="0" aria-label="The step taken apart: the left '
-        'and right arrow keys go back and on"></div></details>'
+        '<div class="lab-apart-here" tabindex="0" role="group" aria-label="The step taken '
+        'apart: the left and right arrow keys go back and on"></div></details>'
         f'<details class="lab-about"><summary>About the lab</summary>{content[start:end]}</details>'
         "</section>"
         f'<link rel="stylesheet" href="{html.escape(assets)}/lab/lab.css">'
