@@ -440,3 +440,13 @@ def test_a_bad_point_to_take_apart_is_refused():
     for which in ("0", "101", "first"):
         refused = ask("apart", point=which)["refused"]
         assert refused.startswith("The point to take a step apart on is a training point's number")
+
+
+def test_a_refused_point_with_a_new_network_asked_for_keeps_the_run():
+    opened()
+    for _ in range(2):
+        ask("step")
+    refused = ask("add", settings={**lab.BOOK, "hidden": "4"}, point=[9.0, 0.0], label=1)
+    assert refused["refused"].startswith("The point (9.0, 0.0) is outside the plane drawn")
+    frame = ask("draw")["frame"]
+    assert frame["step"] == 2 and len(frame["units"][0]["units"]) == 16  # the run it had

@@ -98,6 +98,9 @@ LEARNER = "your engine from learner mode"
 DATA_SEED = 0  # the chapter's make_moons(200, noise=0.1, seed=0)
 
 
+RUN_LISTS = ("losses", "train_acc", "held_acc", "rates", "readouts")  # a run's history
+
+
 class LabError(Exception):
     """What the reader is told, when the lab refuses or cannot go on; the lab is unchanged."""
 
@@ -679,7 +682,8 @@ def answer(request: str, engine: str) -> str:
             _lab.data(_lab.settings, [])
             _lab.note = "The added points are gone; training goes on without them."
             return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
-        before = (_lab.settings, _lab.model, _lab.added, _lab.box)
+        kept = dict(vars(_lab))  # the lab as it is: put back whole if the request is refused
+        kept.update({name: list(kept[name]) for name in RUN_LISTS})
         try:
             _lab.change(chosen)
             if action == "add":
@@ -691,7 +695,7 @@ def answer(request: str, engine: str) -> str:
                     _lab.set_weight(which, asked.get("value", ""))
                 _lab.watched = which
         except LabError:
-            _lab.settings, _lab.model, _lab.added, _lab.box = before
+            vars(_lab).update(kept)
             _lab.data(_lab.settings, _lab.added)
             raise
         if action == "step":
