@@ -450,3 +450,16 @@ def test_a_refused_point_with_a_new_network_asked_for_keeps_the_run():
     assert refused["refused"].startswith("The point (9.0, 0.0) is outside the plane drawn")
     frame = ask("draw")["frame"]
     assert frame["step"] == 2 and len(frame["units"][0]["units"]) == 16  # the run it had
+
+
+def test_a_seed_typed_mid_run_is_said_to_wait_for_reset_once():
+    opened()
+    ask("step")
+    other = {**lab.BOOK, "seed": "5"}
+    frame = ask("step", settings=other)["frame"]
+    assert frame["note"] == (
+        "The seed makes the starting network: 5 is used at Reset; until then the run goes "
+        "on from seed 0."
+    )
+    assert frame["step"] == 2 and ask("step", settings=other)["frame"]["note"] == ""
+    assert ask("reset", settings=other)["frame"]["settings"]["seed"] == "5"

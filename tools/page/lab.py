@@ -327,6 +327,7 @@ class Lab:
         self.note = ""  # what the last change did, said once
         self.watched = ""  # the weight the reader reads (Lab.weight names it)
         self.apart = None  # the step taken apart (lab_apart.Record), once asked for
+        self.seed_told = None  # a seed the reader typed and was told waits for Reset
         self.added: list[tuple[float, float, float]] = []
         self.book_data = tuple(
             namespace[name] for name in ("X_train", "Y_train", "X_held", "Y_held")
@@ -397,6 +398,12 @@ class Lab:
                 f"The lab is at step {len(self.losses)}: the number of steps cannot be below "
                 "that. Give a larger number, or Reset to start again."
             )
+        if chosen.seed not in (self.settings.seed, self.seed_told):
+            self.note = (
+                f"The seed makes the starting network: {chosen.seed} is used at Reset; until "
+                f"then the run goes on from seed {self.settings.seed}."
+            )
+        self.seed_told = chosen.seed
         chosen = replace(chosen, seed=self.settings.seed)  # the seed: at Reset
         if chosen.network != self.settings.network:
             self.reset(chosen)
