@@ -1,6 +1,8 @@
 """The two-moons lab on the site: the chapter's placeholder paragraph becomes the lab's
-controls and panels (docs/assets/lab/lab.js makes them work; tools/page/lab.py, in the
-page's Python, decides what they show). Static readers keep the paragraph.
+controls (training, the network, the data) and panels (the chart, the plane, the network
+with a weight to read and set, each hidden unit's map, one step taken apart), folded
+under them the paragraph itself. docs/assets/lab/lab.js makes them work; tools/page/lab.py,
+in the page's Python, decides what they show. Static readers keep the paragraph.
 """
 
 from __future__ import annotations
