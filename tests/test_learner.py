@@ -300,10 +300,11 @@ def test_filling_in_add_and_mul_makes_more_checks_pass(add_mul_runs):
     assert fresh.passed < before.passed < after.passed, (fresh, before, after)
     assert "Value.__add__ is yours to write" in before.failure.message  # what to write next
     assert before.failure.raised_at.endswith(", in __add__"), before.failure
-    assert "Value.topo is yours to write" in after.failure.message  # add and mul are done
+    # add and mul are done: the next check runs the neuron's backward(), a stub still
+    assert "Value.backward is yours to write" in after.failure.message
     assert f" {before.passed} of {before.checks}  " in row(before_table, VALUE_CHAPTER)
     assert f" {after.passed} of {after.checks}  " in row(after_table, VALUE_CHAPTER)
-    assert "section 'backward()'" in row(after_table, VALUE_CHAPTER)  # the first to call topo
+    assert "section 'backward()'" in row(after_table, VALUE_CHAPTER)  # the first to call it
 
 
 # --- the skeleton ---------------------------------------------------------------------------

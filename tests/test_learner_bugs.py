@@ -19,8 +19,16 @@ import pytest
 from tools import DOCS, ROOT, relative
 from tools.chapter import Chapter
 from tools.learn.child import check
-from tools.learn.places import book_definitions, heading_above, where_in_book
+from tools.learn.hints import LEVELS, hint
+from tools.learn.mistakes import MISTAKES, mistake, seen
+from tools.learn.places import (
+    book_definitions,
+    heading_above,
+    section_showing,
+    where_in_book,
+)
 from tools.learn.table import progress_table
+from tools.notebook import import_engine
 
 BOOK_ENGINE = ROOT / "micrograd.py"
 
@@ -34,6 +42,7 @@ class Bug:
     chapters: tuple[str, ...]  # chapters run (file names without docs/), the first catches it
     caught_in: str  # the section of the first failing check
     shown: str = ""  # a section that shows the mistake caught, if the book has one
+    mistake: str = ""  # the mistake the diagnosis tells apart (tools/learn/mistakes.py), if any
 
     @property
     def id(self) -> str:
@@ -44,6 +53,35 @@ V2 = ("02-the-value-atom.md",)  # Value's fields, +, *, the order and backward()
 V3 = ("03-backward.md",)
 V4 = ("04-the-other-operations.md",)  # powers, -, /, numbers on the left, tanh, exp...
 NN = ("06-neuron-layer-mlp.md",)
+
+ORDER = "docs/02-the-value-atom.md, section 'The order of the backward pass'"
+TOPO_BODY = BOOK_ENGINE.read_text(encoding="utf-8").split("        order, visited = [], set()\n")[1]
+TOPO_BODY = (
+    "        order, visited = [], set()\n" + TOPO_BODY[: TOPO_BODY.index("        return order\n")]
+)
+TOPO_BODY += "        return order\n"
+UNVISITED_ORDER = """\
+        order, stack = [], [(self, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                order.append(node)
+                continue
+            stack.append((node, True))
+            stack.extend((operand, False) for operand in reversed(node._prev))
+"""
+RECURSIVE_ORDER = """\
+        order, visited = [], set()
+
+        def visit(node):
+            if node not in visited:
+                visited.add(node)
+                for operand in node._prev:
+                    visit(operand)
+                order.append(node)
+
+        visit(self)
+"""
 
 # fmt: off
 CATALOGUE = [
@@ -61,7 +99,7 @@ CATALOGUE = [
     Bug("Value._backward", "= instead of += in the backward push",
         "            operand.grad += local * grad\n", "            operand.grad = local * grad\n",
         V2, "Addition and multiplication",
-        "docs/03-backward.md, section 'Accumulate, never assign'"),
+        "docs/03-backward.md, section 'Accumulate, never assign'", "assigned"),
     Bug("Value.__add__", "the local derivative of the second operand as 0",
         '(self, other), (1.0, 1.0), "+")', '(self, other), (1.0, 0.0), "+")',
         V2, "Addition and multiplication"),
@@ -109,22 +147,41 @@ CATALOGUE = [
         V4, "tanh, exp, log and relu"),
     Bug("Value.topo", "lists a node twice",
         "            elif node not in visited:\n", "            else:\n",
-        V2, "backward()"),
+        V2, "backward()", ORDER, "visited twice"),
+    Bug("Value.topo", "recursion, one call per level",
+        TOPO_BODY, RECURSIVE_ORDER + "        return order\n",
+        V2, "backward()", ORDER, "recursed"),
     Bug("Value.backward", "walks the order without reversing it",
         "        for node in reversed(order):\n", "        for node in order:\n",
         V2, "backward()",
-        "docs/03-backward.md, section '2. Find the bug: a backward that forgot to reverse'"),
+        "docs/03-backward.md, section '2. Find the bug in a backward pass'",
+        "unreversed"),
     Bug("Value.backward", "does not seed the root's gradient with 1",
         "        self.grad = 1.0\n", "",
-        V2, "backward()"),
+        V2, "backward()", "docs/02-the-value-atom.md, section 'backward()'", "no seed"),
+    Bug("Value.backward", "pushes by assigning, = for +=, in its own loop",
+        "                node._backward()\n",
+        "                for operand, local in zip(node._prev, node._local):\n"
+        "                    operand.grad = local * node.grad\n",
+        V2, "backward()", "docs/03-backward.md, section 'Accumulate, never assign'", "assigned"),
+    Bug("Value.backward", "its own walk, with no set of nodes visited",
+        "        order = self.topo()\n", UNVISITED_ORDER,
+        V2, "backward()", ORDER, "visited twice"),
+    Bug("Value.backward", "its own walk, by recursion",
+        "        order = self.topo()\n", RECURSIVE_ORDER,
+        V2, "backward()", ORDER, "recursed"),
     Bug("Value.backward", "never spends the graph (pytest.raises sees nothing raised)",
         "                node._local = None  # spent: this graph cannot be run backward again\n",
-        "", V2, "backward()"),
+        "", V2, "What backward() leaves behind"),
     Bug("Value.backward", "zeroes every gradient first (chapter 3: a leaf used twice)",
         "        self.grad = 1.0\n        for node in reversed(order):\n",
         "        for node in order:\n            node.grad = 0.0\n"
         "        self.grad = 1.0\n        for node in reversed(order):\n",
         V3, "3. Spent intermediates, live leaves"),
+    Bug("check_sequence", "lets a dict through: its keys become the inputs",
+        '    if hasattr(items, "keys") or not hasattr(items, "__getitem__"):',
+        '    if not hasattr(items, "__getitem__"):',
+        NN, "One node per neuron"),
     Bug("dot", "forgets the bias",
         "    total, operands, local = bias.data, [bias], [1.0]\n",
         "    total, operands, local = 0.0, [bias], [1.0]\n",
@@ -176,11 +233,17 @@ CATALOGUE = [
         'edge = f"  n{number[operand]} -> n{number[node]}"',
         'edge = f"  n{number[node]} -> n{number[operand]}"',
         ("08-drawing-the-graph.md",), "8. Drawing the graph",
-        "docs/08-drawing-the-graph.md, section '3. Find the bug: a set of operands'"),
+        "docs/08-drawing-the-graph.md, section '3. Find the bug in an edge count'"),
 ]
 # fmt: on
 
-QUICK = {0, 3, 5, 21}  # a few run in `dev.py check` too: __init__, _backward, __mul__, Failed
+QUICK = {  # a few run in `dev.py check` too
+    "Value.__init__: keeps an int as it is, not as a float",
+    "Value._backward: = instead of += in the backward push",
+    "Value.__mul__: the two local derivatives swapped",
+    "Value.backward: pushes by assigning, = for +=, in its own loop",
+    "Value.backward: never spends the graph (pytest.raises sees nothing raised)",
+}
 
 
 @pytest.fixture(scope="module")
@@ -208,11 +271,59 @@ def runs(tmp_path_factory):
 def test_every_function_and_alias_of_the_engine_has_a_mistake_in_the_catalogue():
     assert set(book_definitions()) == {bug.fix for bug in CATALOGUE}
     assert len({bug.id for bug in CATALOGUE}) == len(CATALOGUE)
+    assert {bug.id for bug in CATALOGUE} >= QUICK
+
+
+def test_the_book_shows_each_mistake_told_apart_somewhere():
+    """Each mistake's worked section is found by a piece of the book's code; when a chapter
+    loses it (renamed, moved into prose), this names the piece to update in mistakes.py."""
+    for made in MISTAKES:
+        assert section_showing(made.shown_by), (
+            f"no fence of the book holds {made.shown_by!r} any more: give mistake "
+            f"{made.key!r} (tools/learn/mistakes.py) a piece of code the book still shows"
+        )
+
+
+def test_each_mistake_backward_is_told_apart_has_its_own_entry():
+    told = {m.key for m in MISTAKES if "Value.backward" in m.functions}
+    assert len(told) == 5
+    assert {bug.mistake for bug in CATALOGUE if bug.fix == "Value.backward"} - {""} == told
+    for made in MISTAKES:
+        assert {bug.fix for bug in CATALOGUE if bug.mistake == made.key} <= set(made.functions)
+
+
+@pytest.mark.parametrize("bug", [b for b in CATALOGUE if b.mistake], ids=lambda b: b.id)
+def test_the_mistake_is_seen_by_calling_the_engine_alone(bug, tmp_path):
+    """Without the chapters: the small programs of tools/learn/mistakes.py, run against the
+    planted engine, name the mistake; against the book's engine, none."""
+    book = BOOK_ENGINE.read_text(encoding="utf-8")
+    engine = tmp_path / "micrograd.py"
+    engine.write_text(book.replace(bug.old, bug.new), encoding="utf-8")
+    found = seen(bug.fix, import_engine(engine))
+    assert found is not None and found["mistake"] == bug.mistake, found
+    assert found["yours"] != found["book"]
+    assert seen(bug.fix, import_engine(BOOK_ENGINE)) is None
+
+
+def test_backward_s_mistakes_each_have_their_own_worked_example(tmp_path):
+    book = BOOK_ENGINE.read_text(encoding="utf-8")
+    last = {}
+    for bug in [b for b in CATALOGUE if b.fix == "Value.backward" and b.mistake]:
+        engine = tmp_path / bug.mistake.replace(" ", "-") / "micrograd.py"
+        engine.parent.mkdir()
+        engine.write_text(book.replace(bug.old, bug.new), encoding="utf-8")
+        found = seen(bug.fix, import_engine(engine))
+        last[bug.mistake] = "\n".join(hint(bug.fix, LEVELS, seen=found))
+        first = "\n".join(hint(bug.fix, 1, seen=found))
+        assert first not in last[bug.mistake], first
+        assert f"    {found['code'].splitlines()[-1]}" in last[bug.mistake].splitlines()
+    assert len(set(last.values())) == len(last) == 5, last
+    assert len({text.split("works it through in ")[1] for text in last.values()}) >= 4
 
 
 PARAMS = [
-    pytest.param(bug, id=bug.id, marks=() if i in QUICK else pytest.mark.heavy)
-    for i, bug in enumerate(CATALOGUE)
+    pytest.param(bug, id=bug.id, marks=() if bug.id in QUICK else pytest.mark.heavy)
+    for bug in CATALOGUE
 ]
 
 
@@ -228,6 +339,20 @@ def test_the_book_catches_the_mistake_and_names_the_function_and_section(bug, ru
     read_next = table[table.index("Read next: ") :].splitlines()
     assert read_next[0] == f"Read next: {builds}, which builds {bug.fix}, the function to fix."
     assert bug.fix.split(".")[-1] in Chapter.read(definition.chapter).text
+    both = ["--- the ```output block", "What it gives with your engine, and with the book's:"]
+    assert any(said in table for said in both), f"{bug.id}: yours and the book's not shown\n{table}"
+    if bug.mistake:
+        assert first.failure.seen["mistake"] == bug.mistake, table
+        made = mistake(bug.mistake)
+        assert (
+            read_next[1] == f"The mistake, as a small program shows it: your {bug.fix} {made.what}."
+        )
+        read_next.pop(1)
+        worked = hint(bug.fix, LEVELS, seen=first.failure.seen)
+        assert f"your {bug.fix.split('.')[-1]} {made.what}" in worked[0], worked
+        assert f"works it through in {bug.shown} (page '" in worked[-1], worked
+    else:
+        assert first.failure.seen is None, table
     if bug.shown:
         shown = f"A mistake in {bug.fix}, shown and caught: {bug.shown} (page '"
         assert read_next[1].startswith(shown), table

@@ -12,8 +12,20 @@ import shutil
 from tools import DOCS, ROOT
 from tools.chapter import HINTS, Chapter, chapter_number, chapters
 from tools.learn.best import read_record, record_path
-from tools.learn.hints import LEVELS, book_hints, hint, plain, section_linked
+from tools.learn.diagnose import NO_ONE
+from tools.learn.hints import (
+    LEVELS,
+    book_hints,
+    hint,
+    plain,
+    rule,
+    section_linked,
+    shown_where,
+    unnamed_hint,
+    worked,
+)
 from tools.learn.places import book_definitions
+from tools.learn.table import ChapterResult, Failure
 from tools.learner import main
 
 BOOK_ENGINE = ROOT / "micrograd.py"
@@ -76,17 +88,70 @@ def test_a_hint_item_without_a_function_is_read_as_such(tmp_path):
 
 
 def test_hints_go_from_the_section_to_the_rule_to_the_answer():
-    worked = next(h for h in book_hints().values() if h.links)
+    worked = next(h for h in book_hints().values() if h.links and shown_where(h.name, None))
     unlinked = next(h for h in book_hints().values() if not h.links)
     for h in (worked, unlinked):
         first, second, third = (hint(h.name, level) for level in range(1, LEVELS + 1))
         assert first[0].startswith(f"Hint 1 of {LEVELS} for {h.name}: read docs/"), first
-        assert second == [f"Hint 2 of {LEVELS} for {h.name}: {plain(h)}"]
+        assert "; compare " in first[0], first
+        assert second == [f"Hint 2 of {LEVELS} for {h.name}: {rule(h)}"]
         assert third[0].startswith(f"Hint 3 of {LEVELS} for {h.name}: the "), third
     assert "the worked example, docs/" in hint(worked.name, 3)[0]
     code = hint(unlinked.name, 3)
     assert "the book's own code" in code[0]
     assert "\n".join(code[1:]) + "\n" == book_definitions()[unlinked.name].source
+
+
+def test_the_three_rungs_differ_for_every_function():
+    """Where to look, the rule, the example: no rung repeats another, the rule leaves the
+    worked example's link to the last rung, and says the rule without the code."""
+    for name in book_definitions():
+        rungs = ["\n".join(hint(name, level)).split(": ", 1)[1] for level in (1, 2, 3)]
+        assert len(set(rungs)) == 3, (name, rungs)
+        example = shown_where(name, None)  # no mistake seen: the hint's own example
+        if example is not None:
+            assert example not in rungs[1] and example in rungs[2], (name, rungs)
+    for h in book_hints().values():
+        code = [span for span in re.findall(r"`([^`]+)`", rule(h)) if not NAME.fullmatch(span)]
+        assert not code, f"{h.path.name}:{h.line}: the rule for {h.name} shows code {code}"
+
+
+NAME = re.compile(r"[\w.]+")  # what a rule may put in backticks: a name, not an expression
+
+
+def test_each_hint_names_every_refusal_its_function_makes():
+    """A refusal the checks require is in the rule: each exception the book's function
+    raises, itself or through the engine's own helpers (check_size), is named in its hint."""
+    definitions, hints = book_definitions(), book_hints()
+    raised = {
+        name: set(re.findall(r"raise (\w+Error)\(", d.source)) for name, d in definitions.items()
+    }
+    for name, h in hints.items():
+        helpers = {d for d in definitions if d.startswith("check_")}  # refusals alone
+        calls = set(re.findall(r"\b(\w+)\(", definitions[name].source)) & helpers
+        wanted = raised[name].union(*(raised[c] for c in calls if c != name))
+        missing = sorted(e for e in wanted if f"`{e}`" not in h.text)
+        assert not missing, f"{h.path.name}:{h.line}: the hint for {name} leaves out {missing}"
+
+
+def test_a_function_whose_mistakes_are_told_apart_shows_no_other_mistake_s_example():
+    """backward's hint links to the forgotten reverse: when the diagnosis saw none of
+    backward's mistakes, that example is not offered as if it were the learner's."""
+    assert worked("Value.backward") is not None
+    assert shown_where("Value.backward", None) is None
+    assert "the worked example" not in hint("Value.backward", LEVELS)[0]
+    assert "forgot to reverse" not in "\n".join(hint("Value.backward", LEVELS))
+    found = {"mistake": "unreversed", "code": "x", "yours": "x.grad = 0", "book": "x.grad = 1"}
+    assert "forgot to reverse" in "\n".join(hint("Value.backward", LEVELS, seen=found))
+
+
+def test_with_no_function_named_the_hint_says_why_and_what_to_try():
+    chapter = DOCS / "02-the-value-atom.md"
+    failure = Failure(380, "AssertionError", kind="AssertionError", index=3, unnamed=NO_ONE)
+    said = unnamed_hint(ChapterResult(chapter, 9, 2, failure))
+    assert said[0] == f"No hint about one function: {NO_ONE}."
+    assert said[1].startswith("Try: read the check that failed, line 380 of docs/02-the-value")
+    assert "compare what each gives" in said[1]
 
 
 def test_learn_gives_one_more_hint_each_time_it_is_asked(tmp_path, capsys):
@@ -115,4 +180,4 @@ def test_a_hint_reads_plainly_its_links_named_as_the_table_names_places():
         "Worked: docs/03-backward.md, section 'Accumulate, never assign' (page '3. Backward, "
         "tested')."
     )
-    assert "**" not in plain(worked) and "`+=`" in plain(worked)
+    assert "**" not in plain(worked) and "`USED_GRAPH`" in plain(worked)

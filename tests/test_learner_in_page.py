@@ -13,7 +13,7 @@ import zipfile
 
 from tools import ENGINE, ROOT
 from tools.learn.child import check
-from tools.learn.hints import LEVELS, hint
+from tools.learn.hints import LEVELS, hint, next_level
 from tools.learn.skeleton import skeleton
 from tools.learn.table import progress_table
 from tools.site.learner import IN_PAGE, book_zip, imported_by
@@ -59,10 +59,11 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
     parts = shown["table"]  # the table, in parts: the places it names are links
     table = "".join(part for part, _, _ in parts)
     assert shown["fix"] == "Value.__init__" and len(shown["hints"]) == LEVELS
+    assert shown["next"] == [next_level(given) for given in range(LEVELS + 1)] == [1, 2, 3, 3]
     assert "".join(part for part, _, _ in shown["hints"][0]) == "\n".join(hint(shown["fix"], 1))
     assert shown["record"]["chapters"][VALUE_CHAPTER.name]["passed"] == 0
     assert table == progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
-    assert "0 of 8" in table and "Value.__init__, the function to fix" in table
+    assert "0 of 12" in table and "Value.__init__, the function to fix" in table
     links = [(chapter, section) for _, chapter, section in parts if chapter]
     assert ("docs/02-the-value-atom.md", "Five fields") in links
     said = [part for part, chapter, _ in parts if chapter]

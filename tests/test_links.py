@@ -102,7 +102,7 @@ GOOD = "[chapter 13](13-forward-and-reverse-mode.md#two-products-with-the-jacobi
 BAD_LINKS = [
     ("a missing anchor", GOOD.replace("#two-products", "#three-products"), "no heading"),
     ("a missing chapter", GOOD.replace("13-forward", "13-backward"), "not a file"),
-    ("an anchor into a figure", "[f](figures/02-square.svg#top)", "not a chapter"),
+    ("an anchor into a figure", "[f](figures/02-neuron.svg#top)", "not a chapter"),
     ("outside the repository", "[x](../../etc/passwd)", "not a file"),
     ("http, not https", "[x](http://example.org/)", "not a well-formed"),
     ("no host", "[x](https:///path)", "not a well-formed"),

@@ -77,13 +77,18 @@ def test_what_a_reader_sees_imports_only_micrograd_and_the_standard_library(page
 
 
 # What a folded fence may import beyond micrograd and the standard library: its checks use
-# pytest, and a comparison with PyTorch, folded under exactly this summary, uses torch (it is
-# skipped, saying why, where PyTorch is not installed: tools/notebook.py's OPTIONAL).
-FOLDED_IMPORTS = {"pytest": None, "torch": "The same in PyTorch"}
+# pytest, a comparison with PyTorch, folded under exactly this summary, uses torch, and
+# property-based checks, under theirs, use Hypothesis (each is skipped, saying why, where
+# it is not installed: tools/notebook.py's OPTIONAL).
+FOLDED_IMPORTS = {
+    "pytest": None,
+    "torch": "The same in PyTorch",
+    "hypothesis": "Property-based checks, with Hypothesis",
+}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
-def test_a_folded_fence_imports_pytest_and_torch_only_where_it_says_so(page):
+def test_a_folded_fence_imports_pytest_torch_and_hypothesis_only_where_it_says_so(page):
     for fence in python_fences(page):
         if not fence.folded:
             continue  # the test above
@@ -93,8 +98,9 @@ def test_a_folded_fence_imports_pytest_and_torch_only_where_it_says_so(page):
                 continue
             assert top in FOLDED_IMPORTS, (
                 f"{page.name}:{fence.line - 1}: a folded fence imports {name}; the book's "
-                "fences import only micrograd, the standard library, pytest in checks, and "
-                f"torch under <summary>{FOLDED_IMPORTS['torch']}</summary>"
+                "fences import only micrograd, the standard library, pytest in checks, "
+                f"torch under <summary>{FOLDED_IMPORTS['torch']}</summary> and hypothesis "
+                f"under <summary>{FOLDED_IMPORTS['hypothesis']}</summary>"
             )
             wanted = FOLDED_IMPORTS[top]
             assert wanted is None or fence.summary == wanted, (
@@ -153,10 +159,13 @@ def test_home_page_lists_every_chapter_in_order():
     )
 
 
-# The book's shape (issue 26): no numbered chapter longer than a reader takes in at a
-# sitting, and the chapter that builds `Value` reaches a working `backward()` early.
+# The book's shape (issues 26 and 40): no numbered chapter longer than a reader takes in at
+# a sitting, and the chapter that builds `Value` runs a working `backward()` within its first
+# BACKWARD_SEEN_BY lines a reader sees (``Chapter.shown``: folds closed, blank lines and
+# fence backticks not counted), before it hardens the engine.
 CHAPTER_LINES = 700
-BACKWARD_BY_LINE = 350
+BACKWARD_SEEN_BY = 150
+VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
 
 
 def test_no_numbered_chapter_is_over_700_lines():
@@ -169,18 +178,78 @@ def test_no_numbered_chapter_is_over_700_lines():
     )
 
 
-def test_backward_comes_within_the_first_350_lines_of_the_chapter_that_builds_value():
-    (page, line), *_ = [
-        (page, fence.line + i)
-        for page in PAGES
-        for fence in Chapter.read(page).engine_fences
+def first_backward_run(chapter: Chapter) -> tuple[int, int]:
+    """The line of `def backward(` in the chapter's engine fences, and the last line of the
+    first experiment after it that calls backward() where a reader sees it (its output
+    block included)."""
+    defined = next(
+        fence.line + i
+        for fence in chapter.engine_fences
         for i, text in enumerate(fence.code.splitlines())
         if text.startswith("    def backward(")
-    ]
-    assert chapter_number(page) == 2, page.name
-    assert line <= BACKWARD_BY_LINE, (
-        f"{page.name}:{line}: `def backward` comes after line {BACKWARD_BY_LINE}: move what "
-        "a reader does not need before the first gradient after it, or to another chapter"
+    )
+    cell = next(
+        c
+        for c in chapter.cells
+        if c.line > defined
+        and not c.fence.is_engine
+        and not c.fence.folded
+        and "backward" in c.fence.names.calls
+    )
+    return defined, (cell.output or cell.fence).end
+
+
+def test_shown_counts_what_a_reader_sees_with_folds_closed(tmp_path):
+    text = (
+        "# Title\n"  # 1
+        "\n"
+        "Prose.\n"  # 3
+        "```python\n"
+        "x = 1\n"  # 5
+        "\n"
+        "```\n"
+        "\n"
+        "<!-- a comment -->\n"
+        "\n"
+        '<details markdown="1">\n'
+        "<summary>Checks</summary>\n"  # 12: a closed fold shows its summary
+        "\n"
+        "```python\n"
+        "assert x\n"
+        "```\n"
+        "\n"
+        '<details markdown="1">\n'
+        "<summary>Inner</summary>\n"  # inside a closed fold: not seen
+        "\n"
+        "Hidden.\n"
+        "\n"
+        "</details>\n"
+        "\n"
+        "</details>\n"
+        "\n"
+        "```output\n"
+        "1\n"  # 28: an output block is seen
+        "```\n"
+    )
+    assert Chapter.read(tmp_path / "02-x.md", text).shown == [1, 3, 5, 12, 28]
+
+
+def test_chapter_2_runs_backward_within_its_first_150_lines_a_reader_sees():
+    chapter = Chapter.read(VALUE_CHAPTER)
+    defined, ran = first_backward_run(chapter)
+    seen = [n for n in chapter.shown if n <= ran]
+    assert len(seen) <= BACKWARD_SEEN_BY, (
+        f"{VALUE_CHAPTER.name}:{ran}: backward() (defined at line {defined}) first runs "
+        f"where a reader sees it in a fence that ends after "
+        f"{len(seen)} lines a reader sees (folds closed, blank lines not counted), more than "
+        f"{BACKWARD_SEEN_BY}: move what a reader does not need before the first gradient "
+        "(checks, refusals, hardening) after it, or fold it"
+    )
+    figure = next(n for n, text in enumerate(chapter.lines, 1) if text.startswith("!["))
+    first_heading_after = next(h.line for h in chapter.headings if h.line > ran)
+    assert figure < first_heading_after, (
+        f"{VALUE_CHAPTER.name}:{figure}: draw the gradients of the first backward() as a "
+        "figure right after it, before the next section"
     )
 
 

@@ -3,12 +3,12 @@ prints what it says, the commands they name exist, and the links between them ar
 
 import contextlib
 import io
-import json
 import re
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from tests.helpers.vscode import jsonc
 from tools import ROOT
 from tools.chapter import Chapter
 
@@ -105,20 +105,14 @@ def test_the_readme_and_contributing_link_each_other():
     assert "README.md" in [urlsplit(t).path for t in _links(CONTRIBUTING)]
 
 
-def _jsonc(path):
-    """A VS Code settings file: JSON with // comment lines."""
-    text = path.read_text(encoding="utf-8")
-    return json.loads("\n".join(line for line in text.splitlines() if line.strip()[:2] != "//"))
-
-
 def test_vscode_tasks_run_dev_py_commands_on_every_os():
     from tools.dev import COMMANDS
 
-    tasks = _jsonc(ROOT / ".vscode" / "tasks.json")["tasks"]
+    tasks = jsonc("tasks.json")["tasks"]
     for task in tasks:
         assert task["command"] == "python3" and task["windows"] == {"command": "py"}, task
         assert task["args"][0] == "tools/dev.py" and task["args"][1] in COMMANDS, task
-    settings = _jsonc(ROOT / ".vscode" / "settings.json")
+    settings = jsonc("settings.json")
     # a folder: the Python extension finds bin/python or Scripts\python.exe in it
     assert settings["python.defaultInterpreterPath"] == "${workspaceFolder}/.venv"
 

@@ -342,6 +342,26 @@ class Chapter:
         return found
 
     @functools.cached_property
+    def shown(self) -> list[int]:
+        """The lines (1-based) a reader sees with every ``<details>`` block closed, as the
+        site, VS Code's preview and GitHub first show the chapter: the non-blank lines of
+        prose and code, and of output blocks; of a closed block, its summary alone (a block
+        inside another shows nothing); not the backticks that open and close a fence, nor a
+        block of HTML, such as a comment or a fold's own tags."""
+        lines, hidden = self.lines, set()
+        for fold in self.folds:
+            end = fold.end or len(lines)
+            hidden.update(range(fold.line, end + 1))
+            if fold.summary_line and not any(o.holds(fold.line) for o in self.folds):
+                hidden.discard(fold.summary_line)
+        for fence in self.fences:
+            hidden.update((fence.line - 1, fence.end))
+        for token in _tokens(self.text):
+            if token.type == "html_block" and token.map and not _SUMMARY.search(token.content):
+                hidden.update(range(token.map[0] + 1, token.map[1] + 1))
+        return [n for n, text in enumerate(lines, 1) if text.strip() and n not in hidden]
+
+    @functools.cached_property
     def headings(self) -> list[Heading]:
         """Every heading, with the anchor the site gives it."""
         headings, taken = [], set()

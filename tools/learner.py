@@ -31,7 +31,7 @@ from tools import ENGINE
 from tools.learn.best import best_lines, now, read_record, record_path, remember, write_record
 from tools.learn.child import DEFAULT_TIMEOUT, check
 from tools.learn.counted import engine_checks, engine_names, nothing_to_check
-from tools.learn.hints import LEVELS, hint
+from tools.learn.hints import LEVELS, hint, next_level, unnamed_hint
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import DEFAULT_PATH, SkeletonExistsError, write_skeleton
 from tools.learn.table import Layout, table_head, table_row, table_tail
@@ -101,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     learn.add_argument(
         "--hint",
         action="store_true",
-        help="a hint about the function to fix: each time one more (the section, the rule, "
-        "the worked example or the book's code)",
+        help="a hint about the function to fix: each time one more (where to look, the rule "
+        "in words, a worked example of the mistake seen)",
     )
     learn.add_argument(
         "--timeout",
@@ -178,18 +178,24 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
     else:
         record = remember(record, results, now())
         print("".join(f"{line}\n" for line in best_lines(record, results)), end="")
-    fix = next((r.failure.fix for r in results if r.failure), "")
+    first = next((r for r in results if r.failure), None)
+    fix = first.failure.fix if first else ""
     if fix:
         given = (record or {}).get("hints", {}).get(fix, 0)
         if asked:
-            given = min(given + 1, LEVELS)
-            print("", *hint(fix, given), sep="\n")
+            given = next_level(given)
+            said = hint(fix, given, seen=first.failure.seen, compared=first.failure.compared)
+            print("", *said, sep="\n")
             if record is not None:
                 record["hints"][fix] = given
         elif given < LEVELS:
             print(
                 f"Stuck? Add --hint for a hint about {fix} (each time one more, {LEVELS} in all)."
             )
+    elif first and asked:
+        print("", *unnamed_hint(first), sep="\n")
+    elif first:
+        print("No one function could be named; --hint says why, and what to try.")
     if record is not None:
         write_record(kept, record)
     return 0 if all(r.failure is None for r in results) else 1

@@ -8,7 +8,9 @@ stops a chapter. It imports no pytest.
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import dataclasses
 import importlib.util
 import re
 import sys
@@ -45,8 +47,31 @@ __all__ = [
 OPTIONAL = {
     "torch": "the folded 'The same in PyTorch' fences need it "
     "(MICROGRAD_EXTRAS=torch python3 tools/dev.py test installs it)",
+    "hypothesis": "the folded 'Property-based checks, with Hypothesis' fence needs it "
+    "(python3 tools/dev.py test installs it)",
 }
 LEARNER_REMEDY = "Your engine and the book's disagree here: the lines with - are the book's."
+# Ends the first line of a check's top-level statement that holds the book's own engine to
+# numbers recorded from it (the appendix's collector counts, on the Python the benchmark
+# ran on): any correct engine may allocate otherwise, so learner mode does not run it.
+BOOK_ONLY = "# the book's engine only"
+
+
+def for_a_learner(code: str) -> str:
+    """``code`` without its top-level statements marked ``BOOK_ONLY`` (each becomes ``pass``
+    and blank lines, so every other line keeps its number)."""
+    if BOOK_ONLY not in code:
+        return code
+    lines = code.split("\n")
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    for statement in tree.body:
+        if lines[statement.lineno - 1].rstrip().endswith(BOOK_ONLY):
+            first, last = statement.lineno - 1, statement.end_lineno
+            lines[first:last] = ["pass"] + [""] * (last - first - 1)
+    return "\n".join(lines)
 
 
 class EngineImportError(ImportError):
@@ -205,9 +230,12 @@ class Notebook(run.Notebook):
                 self.engine_error, self.engine_module = error, types.ModuleType("micrograd")
             if patch is not None and self.engine_error is None:
                 patch(self.engine_module)
+        cells = cells_of(self.as_read, optional_needs(optional))
+        if engine is not None:
+            cells = [dataclasses.replace(c, code=for_a_learner(c.code)) for c in cells]
         super().__init__(
             relative(path, ROOT),
-            cells_of(self.as_read, optional_needs(optional)),
+            cells,
             before=engine_before(path, book) if engine is None else [],  # learner: whole
             engine=self.engine_module,
             check_outputs=check_outputs,

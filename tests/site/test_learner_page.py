@@ -30,9 +30,11 @@ from tools.learn.child import check
 from tools.learn.counted import engine_checks, engine_names
 from tools.learn.hints import hint
 from tools.learn.in_page import _blocked
+from tools.learn.mistakes import seen
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
 from tools.learn.table import progress_table
+from tools.notebook import import_engine
 from tools.site.learner import PAGE, PLACEHOLDER
 from tools.site.page_data import page_fences
 
@@ -91,13 +93,21 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     links = tab.locator(".learner-table a", has_text=read_next)
     assert links.first.get_attribute("href") == "02-the-value-atom.html#the-backward-contract"
 
-    # Hint: the section first, linked; then the rule, as the chapter writes it.
+    # Hint: the section first, linked; then the rule, as the chapter writes it; then the
+    # worked example of the mistake the diagnosis saw, as Python said, press after press.
+    mine.write_text(planted, encoding="utf-8")
+    found = seen("Value._backward", import_engine(mine))
+    assert found["mistake"] == "assigned"
     tab.click(".learner-hint")
     shown = tab.locator(".learner-hint-text")
-    assert shown.text_content() == "\n".join(hint("Value._backward", 1)), shown.text_content()
+    said = ["\n".join(hint("Value._backward", n, seen=found)) for n in (1, 2, 3)]
+    assert shown.text_content() == said[0], shown.text_content()
     assert shown.locator("a").first.get_attribute("href").startswith("02-the-value-atom.html#")
     tab.click(".learner-hint")
-    assert shown.text_content() == "\n".join(hint("Value._backward", 2))
+    assert shown.text_content() == said[1]
+    tab.click(".learner-hint")
+    tab.click(".learner-hint")
+    assert shown.text_content() == said[2]  # the last stays
 
     # The book's own engine passes every counted check that the page can run.
     editor.fill(book)

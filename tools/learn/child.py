@@ -20,10 +20,10 @@ from pathlib import Path
 from tools import ROOT
 from tools.chapter import Chapter
 from tools.learn.counted import engine_checks, engine_names, made_from, names_used, needs_optional
-from tools.learn.diagnose import DIAGNOSE
+from tools.learn.diagnose import DIAGNOSE, NO_ONE
 from tools.learn.places import chapters_named
 from tools.learn.table import ChapterResult, chapter_result
-from tools.learn.wording import worded_otherwise
+from tools.learn.wording import reprs_only, worded_otherwise
 from tools.notebook import EngineImportError, Notebook, OutputMismatchError
 from tools.page.kernel import describe
 
@@ -98,7 +98,10 @@ def run_chapter(
             line = event["line"] - cell.line + 1  # from its failing statement on, if known
             if isinstance(error, OutputMismatchError) or not 1 <= line <= cell.code.count("\n"):
                 line = 0  # all it made is unsure
-            root[index], unsure[index] = index, made_from(cell.code, line)
+            made = made_from(cell.code, line)
+            if isinstance(error, OutputMismatchError) and reprs_only(book, index, classes):
+                made = frozenset()  # only a repr read otherwise: nothing it made is in doubt
+            root[index], unsure[index] = index, made
             continue
         tell(passed=index)
 
@@ -217,18 +220,29 @@ def diagnosed(
     alone; or by ``find(chapter, index, said)``, if given (the page, which has no processes:
     tools/learn/in_page.py)."""
     first = next((r for r in results if r.failure), None)
-    if first is None or first.failure.index is None or first.failure.kind == "EngineImportError":
+    if first is None or first.failure.kind == "EngineImportError":
         return results
+    if first.failure.index is None:  # no check failed: the chapter stopped
+        why = f"no check failed: the chapter stopped ({first.failure.message.splitlines()[0]})"
+        named = dataclasses.replace(first, failure=dataclasses.replace(first.failure, unnamed=why))
+        return [named if r is first else r for r in results]
     said = first.failure.message.split("\n")[0]
     if find is not None:
-        fix = find(first.chapter, first.failure.index, said) or ""
+        found = find(first.chapter, first.failure.index, said) or {}
     else:
         index = str(first.failure.index)
-        events, _ = run_in_child(
+        events, stopped = run_in_child(
             first.chapter, engine.resolve(), timeout, index, said, script=DIAGNOSE
         )
-        fix = next((e["fix"] for e in events if e.get("fix")), "")
-    if not fix:
-        return results
-    named = dataclasses.replace(first, failure=dataclasses.replace(first.failure, fix=fix))
+        found = next(
+            (e for e in events if "fix" in e),
+            {"why": f"looking for it {stopped or 'ended without an answer'}"},
+        )
+    told = {
+        "fix": found.get("fix", ""),
+        "seen": found.get("seen"),
+        "unnamed": "" if found.get("fix") else found.get("why") or NO_ONE,
+        "compared": tuple(tuple(row) for row in found.get("compared", ())),
+    }
+    named = dataclasses.replace(first, failure=dataclasses.replace(first.failure, **told))
     return [named if r is first else r for r in results]

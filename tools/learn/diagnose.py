@@ -4,13 +4,16 @@ running the check again with a profiler, then with one function at a time the bo
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 import traceback
 import types
 from pathlib import Path
 
+from tools.learn.compare import compared
 from tools.learn.counted import names_used
+from tools.learn.mistakes import book_engine, seen
 from tools.learn.places import Definition, book_definitions
 from tools.learn.wording import worded_otherwise
 from tools.notebook import Notebook
@@ -73,6 +76,7 @@ class _Replay:
     def __init__(self, chapter: Path, engine: Path, cells: list[int], patch=None, watch=None):
         """``watch(module)``, if given, is the profiler for the last cell (sys.setprofile)."""
         self.book = Notebook(chapter, engine=engine, patch=patch)
+        self.cells = cells
         module = self.book.engine_module
         classes = frozenset(n for n, v in vars(module).items() if isinstance(v, type))
         self.error: BaseException | None = None  # the last cell's, wording apart
@@ -105,6 +109,11 @@ class _Replay:
 
 
 def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | None:
+    """``_named``'s name alone."""
+    return _named(chapter, engine, index, said)[0]
+
+
+def _named(chapter: Path, engine: Path, index: int, said: str = ""):
     """The function of the learner's engine that made check ``index`` fail, by qualified
     name; None if no one function can be named.
 
@@ -120,16 +129,23 @@ def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | Non
     replacement makes the check pass is the one to fix; the innermost engine function of
     the error when none does (two bugs at once). The work is bounded by the count of the
     engine's functions, not by time: the name does not depend on how busy the machine is.
+
+    Returns (the name or None, why none could be named or "", the first rerun, with the
+    learner's engine as it is: its module, its namespace as the failure left it).
     """
     book_defs = book_definitions()
     called: dict[str, None] = {}  # the engine's functions the check called, in that order
+    built: dict[str, tuple | None] = {}  # a constructor -> its first call's arguments, copied
 
     def watch(module: types.ModuleType):
         functions = _engine_functions(module)
 
         def profile(frame, event, _):
             if event == "call" and frame.f_code in functions:
-                called.update(dict.fromkeys(functions[frame.f_code]))
+                names = functions[frame.f_code]
+                called.update(dict.fromkeys(names))
+                if names[0].endswith(".__init__") and names[0] not in built:
+                    built[names[0]] = _arguments(frame)
 
         return profile
 
@@ -140,14 +156,14 @@ def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | Non
         cells = [i for i in range(index + 1) if not replay.book.cells[i].engine]
         replay = _Replay(chapter, engine, cells, watch=watch)
         if not replay.fails():
-            return None
+            return None, NOT_AGAIN, replay
     module = replay.book.engine_module
     functions = _engine_functions(module)
     frames = [f for f, _ in traceback.walk_tb(replay.error.__traceback__)]
     raised = [functions.get(f.f_code, [None])[0] for f in frames if f.f_code in functions]
     raiser = raised[-1] if raised else None
     if isinstance(replay.error, NotImplementedError) and raiser:
-        return raiser
+        return raiser, "", replay
     missing = [name for name in book_defs if not _defined(module, name)]
     if not replay.watched:  # a recursion too deep for the profiler: then every function
         called.update(dict.fromkeys(book_defs))
@@ -155,8 +171,113 @@ def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | Non
         if name in book_defs:
             patched = _Replay(chapter, engine, cells, _with_the_books(book_defs[name]))
             if patched.complete and patched.error is None:
+                return name, "", replay
+    if raiser is None:
+        said = describe(replay.error).split("\n")[0]
+        name = _in_a_class(chapter, engine, cells, [*called], said, built, module)
+        if name is not None:
+            return name, "", replay
+    return raiser, "" if raiser else NO_ONE, replay
+
+
+def _in_a_class(chapter, engine, cells, called, said, built, module) -> str | None:
+    """The function to fix when no one function, replaced by the book's, makes the check
+    pass, because the learner's objects hold their state in another shape than the book's
+    (a ``Neuron`` that keeps its activation's name): the book's method then reads a field
+    the learner's object lacks. A class whose methods, all replaced at once by the book's,
+    make the check pass holds the mistake; in it, each of the learner's methods is put back
+    alone among the book's: one that passes is not to blame, one that fails as the check
+    did is; else, of those that fail otherwise (their fields do not fit the book's), a
+    constructor if the objects it builds answer otherwise than the book's (``_builds_
+    otherwise``: by calling them, not by reading their fields), else the one the check
+    called last."""
+    book_defs = book_definitions()
+    owners = [name.rpartition(".")[0] for name in called if "." in name]
+    owners += [name.rpartition(".")[0] for name in book_defs if "." in name]
+    for owner in dict.fromkeys(owners):
+        members = [name for name in book_defs if name.rpartition(".")[0] == owner]
+        whole = _Replay(chapter, engine, cells, _all(book_defs[name] for name in members))
+        if not (whole.complete and whole.error is None):
+            continue
+        order = {name: at for at, name in enumerate(called)}
+        suspects = []
+        for name in sorted(members, key=lambda n: order.get(n, -1)):
+            others = _all(book_defs[other] for other in members if other != name)
+            alone = _Replay(chapter, engine, cells, others)
+            if alone.complete and alone.error is None:
+                continue
+            if alone.fails(said):
                 return name
-    return raiser
+            suspects.append(name)
+        for name in suspects:
+            if name.endswith(".__init__") and _builds_otherwise(name, built.get(name), module):
+                return name
+        plain = [name for name in suspects if not name.endswith(".__init__")]
+        return (plain or suspects or members)[-1]
+    return None
+
+
+def _arguments(frame) -> tuple | None:
+    """The arguments of a constructor's call (``self`` left out), copied as they were when
+    it was called (a random generator before it drew); None if they cannot be copied."""
+    code = frame.f_code
+    names = code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount]
+    try:
+        return copy.deepcopy(tuple(frame.f_locals[name] for name in names))
+    except Exception:
+        return None
+
+
+def _builds_otherwise(init: str, arguments: tuple | None, module: types.ModuleType) -> bool:
+    """Do objects built by the learner's constructor ``init`` (``Neuron.__init__``) answer
+    otherwise than the book's, built from the same ``arguments``? Asked by calling what
+    both answer without arguments (``parameters()``), comparing the numbers they give."""
+    owner = init.rpartition(".")[0]
+    theirs, ours = getattr(module, owner, None), getattr(book_engine(), owner, None)
+    if arguments is None or theirs is None or ours is None:
+        return False
+    if any(type(a).__module__ == module.__name__ for a in arguments):
+        return False  # the learner's own objects: the book's constructor cannot take them
+    try:
+        learners, books = theirs(*copy.deepcopy(arguments)), ours(*copy.deepcopy(arguments))
+    except Exception:
+        return True
+    asked = [name.rpartition(".")[2] for name in book_definitions() if name.startswith(owner)]
+    for method in asked:
+        function = getattr(ours, method, None)
+        if method.startswith("_") or not callable(function):
+            continue
+        if function.__code__.co_argcount != 1:
+            continue
+        if _answer(learners, method) != _answer(books, method):
+            return True
+    return False
+
+
+def _answer(thing, method: str):
+    """What ``thing.method()`` gives, as numbers: a Value as its data, lists element-wise."""
+    try:
+        return _numbers(getattr(thing, method)())
+    except Exception as error:
+        return ("raises", type(error).__name__)
+
+
+def _numbers(value):
+    if isinstance(value, list | tuple):
+        return [_numbers(v) for v in value]
+    data = getattr(value, "data", value)
+    return float(data) if isinstance(data, int | float) else type(value).__name__
+
+
+def _all(definitions):
+    """One patch putting in place each of ``definitions``, the book's code."""
+    patches = [_with_the_books(definition) for definition in definitions]
+
+    def patch(module: types.ModuleType) -> None:
+        for one in patches:
+            one(module)
+
+    return patch
 
 
 def _defined(module: types.ModuleType, name: str) -> bool:
@@ -165,19 +286,43 @@ def _defined(module: types.ModuleType, name: str) -> bool:
     return holder is not None and attribute in vars(holder)
 
 
-def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> str | None:
-    """The function to blame for the failure of check ``index`` (``to_fix``), if one can
-    be named; ``said``: the first line of the failure's message, as the chapter's run
-    reported it."""
-    return to_fix(chapter, engine, index, said)
+NOT_AGAIN = (
+    "the check passes when it is run again alone, on the cells it reads from and then on "
+    "the whole chapter above it: what made it fail is not in what it reads (state left "
+    "by another check, or a time limit)"
+)
+NO_ONE = (
+    "no one function, replaced by the book's own, makes the check pass, and the error was "
+    "not raised inside your engine: two mistakes at once, or objects of another shape "
+    "than the book's that the check reads"
+)
+
+
+def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> dict:
+    """Why check ``index`` failed, as JSON: {"fix": the function to blame (``to_fix``) or
+    "", "why": why no function could be named (or ""), "seen": the mistake made in it, if
+    one of tools/learn/mistakes.py shows, with its worked example}; ``said``: the first line
+    of the failure's message, as the chapter's run reported it."""
+    fix, why, replay = _named(chapter, engine, index, said)
+    found = {"fix": fix or "", "why": why}
+    if fix:
+        example = seen(fix, replay.book.engine_module)
+        if example is not None:
+            found["seen"] = example
+    place = replay.book.runner.kernel.where(replay.error) if replay.error else None
+    if place is not None and place[0] == replay.book.runner.chapter:
+        cells = replay.cells
+        rows = compared(chapter, cells, cells[-1], place[1], replay.book.namespace, replay.error)
+        if rows:
+            found["compared"] = rows
+    return found
 
 
 def diagnose_here(chapter: str, engine: str, report: str, index: str, said: str = "") -> None:
-    """``diagnosis`` in a child process, writing {"fix": name} to ``report`` if it names one."""
-    fix = diagnosis(Path(chapter), Path(engine), int(index), said)
-    if fix:
-        with open(report, "a", encoding="utf-8") as out:
-            out.write(json.dumps({"fix": fix}) + "\n")
+    """``diagnosis`` in a child process, writing it to ``report`` as one JSON line."""
+    found = diagnosis(Path(chapter), Path(engine), int(index), said)
+    with open(report, "a", encoding="utf-8") as out:
+        out.write(json.dumps(found) + "\n")
 
 
 DIAGNOSE = (

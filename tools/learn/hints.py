@@ -1,11 +1,17 @@
-"""Hints before the answer, one more each time a learner asks (Rustlings' way): first the
-section that builds the function to fix; then the rule it must follow, in words, as the book
-writes it in a folded block of hints next to the function (``tools.chapter.HINTS``); then
-the worked example the hint links to, or else the book's own code for that one function.
+"""Hints before the answer, one more each time a learner asks (Rustlings' way), three
+distinct rungs: first where to look, the section that builds the function to fix and what to
+compare there; then the rule it must follow, in words, as the book writes it in a folded
+block of hints next to the function (``tools.chapter.HINTS``), its worked example's link
+left for the last rung; then a worked example of the mistake the diagnosis saw
+(tools/learn/mistakes.py: a program, what the learner's engine gives, what the book's
+gives, and where the book works it through), or else the worked example the hint links
+to, or else the book's own code for that one function. When no function could be named,
+the hint says why, and what to try (``unnamed``).
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import re
@@ -13,7 +19,9 @@ from pathlib import Path
 
 from tools import DOCS, relative
 from tools.chapter import Chapter, Hint, chapters
-from tools.learn.places import book_definitions, one_at_a_time, where_in_book
+from tools.learn.compare import compared_lines
+from tools.learn.mistakes import MISTAKES, mistake
+from tools.learn.places import book_definitions, one_at_a_time, section_showing, where_in_book
 
 LEVELS = 3
 
@@ -47,6 +55,9 @@ _LINK = re.compile(r"\[(?P<label>[^\]]*)\]\((?P<target>[^)\s]*)\)")
 _STRONG = re.compile(r"\*\*(?P<text>[^*]+)\*\*|(?<![\w*])\*(?P<em>[^*\s][^*]*)\*(?!\w)")
 
 
+_WORKED = re.compile(r"\s*Worked: \[[^\]]*\]\([^)]*\)\.?\s*$")
+
+
 def plain(hint: Hint) -> str:
     """The hint's text as a terminal, or the page's table, shows it: a link to a section
     written as the table names places (so the page links it again), emphasis unmarked;
@@ -60,6 +71,12 @@ def plain(hint: Hint) -> str:
     return _STRONG.sub(lambda m: m["text"] or m["em"], text)
 
 
+def rule(hint: Hint) -> str:
+    """The rule of ``hint`` in words (``plain``), without the link to its worked example,
+    which the last rung gives."""
+    return plain(dataclasses.replace(hint, text=_WORKED.sub("", hint.text)))
+
+
 def worked(name: str, docs: Path = DOCS) -> str | None:
     """Where the book works through a mistake in ``name``, caught (the section its hint
     links to), as the table names places; None if its hint links to no section."""
@@ -68,19 +85,90 @@ def worked(name: str, docs: Path = DOCS) -> str | None:
     return where_in_book(found[0], found[1] + 1) if found else None
 
 
-def hint(name: str, level: int, docs: Path = DOCS) -> list[str]:
-    """Hint ``level`` (1 to LEVELS) about the engine's function ``name``, as lines."""
+def shown_where(name: str, seen: dict | None, docs: Path = DOCS) -> str | None:
+    """Where the book shows the mistake ``seen`` in ``name`` (or, if none was seen, the
+    one its hint links to)."""
+    made = mistake(seen["mistake"]) if seen else None
+    if made is not None:
+        return section_showing(made.shown_by, docs)
+    if any(name in m.functions for m in MISTAKES):  # told apart, and none of them: the
+        return None  # hint's example shows another mistake
+    return worked(name, docs)
+
+
+def hint(
+    name: str, level: int, docs: Path = DOCS, seen: dict | None = None, compared=()
+) -> list[str]:
+    """Hint ``level`` (1 to LEVELS) about the engine's function ``name``, as lines;
+    ``seen``: the mistake the diagnosis saw in it (tools/learn/mistakes.py ``seen``);
+    ``compared``: what the failing check read, with the learner's engine and the book's
+    (tools/learn/compare.py), the example of the last rung when no mistake was seen."""
     definition = book_definitions(docs).get(name)
     if definition is None:
         return []
     said = book_hints(docs).get(name)
+    made = mistake(seen["mistake"]) if seen else None
     head = f"Hint {level} of {LEVELS} for {name}:"
+    short = name.rpartition(".")[2]
     if level <= 1:
-        return [f"{head} read {where_in_book(definition.chapter, definition.line)}."]
-    if level == 2 and said is not None:
-        return [f"{head} {plain(said)}"]
-    example = worked(name, docs)
+        compare = (
+            made.compare
+            if made
+            else (
+                f"what your {short} does with what the section's code does, step by step, on the "
+                "input of the check that failed"
+            )
+        )
+        return [
+            f"{head} read {where_in_book(definition.chapter, definition.line)}; compare {compare}."
+        ]
+    if level == 2:
+        if said is not None:
+            return [f"{head} {rule(said)}"]
+        node = ast.parse(definition.source).body[0]
+        defines = isinstance(node, ast.FunctionDef | ast.ClassDef)
+        doc = (ast.get_docstring(node) if defines else "") or ""
+        if doc:
+            return [f"{head} {doc.splitlines()[0]}"]
+    if made is not None:
+        return [
+            f"{head} a worked example of your mistake: your {short} {made.what}. This program",
+            *(f"    {line}" for line in seen["code"].splitlines()),
+            f"  with the book's engine gives {seen['book']};",
+            f"  with yours it {_gives(seen['yours'])}.",
+            f"Why: {made.why}. The book works it through in {shown_where(name, seen, docs)}.",
+        ]
+    example = shown_where(name, seen, docs)
     if example is not None:
         return [f"{head} the worked example, {example}."]
     place = relative(definition.chapter, docs.parent)
-    return [f"{head} the book's own code ({place}):", *definition.source.rstrip().splitlines()]
+    code = [f"the book's own code ({place}):", *definition.source.rstrip().splitlines()]
+    if compared:
+        lines = compared_lines(compared)
+        said = [f"{head} the worked example is the check that failed. {lines[0]}", *lines[1:]]
+        return [*said, f"Then {code[0]}", *code[1:]]
+    return [f"{head} {code[0]}", *code[1:]]
+
+
+def _gives(said: str) -> str:
+    return said if said.startswith("raises ") else f"gives {said}"
+
+
+def next_level(given: int) -> int:
+    """The hint to give after ``given`` were: the next, until the last, which stays."""
+    return min(given + 1, LEVELS)
+
+
+def unnamed_hint(result) -> list[str]:
+    """The hint when no function of the learner's engine could be named for the first
+    failing check of ``result`` (a ChapterResult): why, and what to try."""
+    failure = result.failure
+    why = failure.unnamed or "no function was looked for"
+    where = f"line {failure.line} of {where_in_book(result.chapter, failure.line)}"
+    return [
+        f"No hint about one function: {why}.",
+        f"Try: read the check that failed, {where}; run its code yourself against your "
+        "engine and the book's, and compare what each gives, value by value; fix what "
+        "differs first, then run learn again (it names the function once one change makes "
+        "the check pass).",
+    ]

@@ -18,9 +18,10 @@ from tools.chapter import Chapter, chapters
 from tools.learn.best import best_lines, now, remember
 from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
 from tools.learn.diagnose import diagnosis
-from tools.learn.hints import LEVELS, hint
+from tools.learn.hints import LEVELS, hint, next_level, unnamed_hint
 from tools.learn.table import chapter_result, progress_table
 from tools.notebook import blocked
+from tools.page.protocol import check
 
 
 def _blocked(chapter: Path) -> frozenset[int]:
@@ -47,12 +48,12 @@ def _engine_file(engine: str, folder: str) -> Path:
 
 def check_in_page(name: str, engine: str, tell, folder: str = WORKING) -> None:
     """Run chapter ``name`` against the engine's text, calling ``tell(json_text)`` per event
-    (tools/learn/child.py's ``run_chapter``)."""
+    (tools/learn/child.py's ``run_chapter``), each a "learner event" of tools/page/protocol.py."""
     chapter = DOCS / name
     run_chapter(
         chapter,
         _engine_file(engine, folder),
-        lambda **event: tell(json.dumps(event)),
+        lambda **event: tell(json.dumps(check("learner event", event))),
         skip=_blocked(chapter),
     )
 
@@ -63,13 +64,16 @@ def table_in_page(
     """The table `learn` prints for the chapters run so far, and what the page keeps, as
     JSON: {"table": the table in parts (``linked``), "record": the best scores so far
     (tools/learn/best.py; ``kept``, JSON, is the page's, or null), "fix": the function to
-    fix or "", "hints": its hints, each in parts, first to last (tools/learn/hints.py)}.
+    fix or "", "hints": its hints, each in parts, first to last (tools/learn/hints.py), or
+    the one that says why none could be named, "next": the hint to show next, from 1, by
+    how many were given already (the page only looks it up)}.
     ``runs`` is JSON, a list of {"chapter": name, "events": [...], "stopped": why or null}.
     With ``diagnose``, the function to fix is found first (rerunning the failing chapter, in
     this process)."""
+    asked = [check("learner run", run) for run in json.loads(runs)]  # before anything is done
     path = _engine_file(engine, folder)
     results = []
-    for run in json.loads(runs):
+    for run in asked:
         chapter = DOCS / run["chapter"]
         events, stopped = run["events"], run["stopped"]
         results.append(chapter_result(chapter, events, stopped, _blocked(chapter)))
@@ -83,9 +87,21 @@ def table_in_page(
     table = progress_table(results, ENGINE) + "".join(
         f"{line}\n" for line in best_lines(record, results)
     )
-    fix = next((r.failure.fix for r in results if r.failure), "")
-    hints = [linked("\n".join(hint(fix, level))) for level in range(1, LEVELS + 1)] if fix else []
-    return json.dumps({"table": linked(table), "record": record, "fix": fix, "hints": hints})
+    first = next((r for r in results if r.failure), None)
+    fix = first.failure.fix if first else ""
+    if fix:
+        failure = first.failure
+        said = [
+            hint(fix, level, seen=failure.seen, compared=failure.compared)
+            for level in range(1, LEVELS + 1)
+        ]
+    else:
+        said = [unnamed_hint(first)] if first and diagnose else []
+    hints = [linked("\n".join(lines)) for lines in said]
+    # which hint the Hint button shows next, by how many were given (``next_level``)
+    after = [min(next_level(given), len(hints)) for given in range(LEVELS + 1)] if hints else []
+    shown = {"table": linked(table), "record": record, "fix": fix, "hints": hints, "next": after}
+    return json.dumps(check("learner table", shown))
 
 
 def linked(text: str, docs: Path = DOCS) -> list[list]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools import DOCS, ROOT, relative
-from tools.chapter import Chapter, chapter_number, chapters
+from tools.chapter import Chapter, chapter_number, chapters, is_python
 from tools.tangle import defined, tangle_book
 
 # CPython 3.11's ast.parse can fail in two threads at once ("AST constructor recursion
@@ -91,3 +91,16 @@ def chapters_named(names: list[str], docs: Path = DOCS) -> list[Path]:
             )
         wanted |= matches
     return [c for c in every if c in wanted]
+
+
+@one_at_a_time
+@functools.lru_cache(maxsize=64)
+def section_showing(code: str, docs: Path = DOCS) -> str | None:
+    """Where the book shows a piece of ``code`` (the first python fence holding it, in
+    reading order), as the table names places; None if no fence does. Found by the code,
+    not by a heading's name, so a renamed or moved section is found still."""
+    for path in chapters(docs):
+        for fence in Chapter.read(path).fences:
+            if is_python(fence.info) and code in fence.code:
+                return where_in_book(path, fence.line)
+    return None

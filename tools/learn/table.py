@@ -9,8 +9,10 @@ from pathlib import Path
 
 from tools import ROOT, relative
 from tools.chapter import Chapter
+from tools.learn.compare import compared_lines
 from tools.learn.counted import engine_checks, engine_names
-from tools.learn.hints import worked
+from tools.learn.hints import shown_where
+from tools.learn.mistakes import mistake
 from tools.learn.places import book_definitions, heading_above, where_in_book
 
 SHOWN_MESSAGE_LINES = 30  # of a failure's message; a longer one loses its middle
@@ -27,6 +29,9 @@ class Failure:
     fix: str = ""  # the engine's function to blame (``to_fix``), qualified: Value._backward
     index: int | None = None  # the failing check's cell index, if it failed (not stopped)
     printed: str = ""  # what the check printed before it failed (a mismatch shows its own)
+    seen: dict | None = None  # the mistake made in ``fix`` (tools/learn/mistakes.py ``seen``)
+    unnamed: str = ""  # why no function could be named, once the diagnosis looked
+    compared: tuple = ()  # (what the check read, yours, the book's) (tools/learn/compare.py)
 
 
 @dataclass(frozen=True)
@@ -240,7 +245,10 @@ def read_next(result: ChapterResult) -> list[str]:
     else:
         builds = where_in_book(definition.chapter, definition.line)
         out = [f"Read next: {builds}, which builds {failure.fix}, the function to fix."]
-        shown = worked(failure.fix)
+        made = mistake(failure.seen["mistake"]) if failure.seen else None
+        if made is not None:
+            out.append(f"The mistake, as a small program shows it: your {failure.fix} {made.what}.")
+        shown = shown_where(failure.fix, failure.seen)
         if shown:
             out.append(f"A mistake in {failure.fix}, shown and caught: {shown}.")
     source = chapter.read_text(encoding="utf-8").splitlines()[failure.line - 1]
@@ -253,6 +261,7 @@ def read_next(result: ChapterResult) -> list[str]:
     elif definition is not None:
         out.append(f"The check that failed: {place}.")
     out += _cut(failure.message.splitlines())
+    out += compared_lines(failure.compared)
     if failure.printed:
         out += ["The check printed, before it failed:", *_cut(failure.printed.splitlines())]
     return out

@@ -1,8 +1,9 @@
 """What the page's worker (docs/assets/notebook/worker.js) calls: JSON in, JSON out.
 
 The chapter's Notebook (tools/page/run.py) made from its page's fence data and
-``engine.json``, run as the reader asks, each event told as JSON text. Standard library
-only: this file runs in the reader's browser (tools/page/).
+``engine.json``, run as the reader asks, each event told as JSON text, checked against
+tools/page/protocol.py on the way in and out. Standard library only: this file runs in the
+reader's browser (tools/page/).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 from collections.abc import Callable
 
 from .kernel import ENGINE, Chunk, Join
+from .protocol import check
 from .run import Cell, Notebook
 
 REMEDY = "This run's output is shown above, the book's is folded below it."
@@ -28,7 +30,7 @@ def finished_engine(engine: str):
 
 def open_chapter(page: str, engine: str) -> Notebook:
     """A chapter's Notebook, from its page's fence data and engine.json (both JSON text)."""
-    data = json.loads(page)
+    data = check("chapter page", json.loads(page))
     cells = [Cell(**fence) for fence in data["fences"]]
     figures = [(f["name"], f["line"]) for f in data["figures"]]
     before = chunks(engine)[: data["engine_before"]]
@@ -39,4 +41,8 @@ def run(notebook: Notebook, target: int, codes: str, all: bool, tell: Callable[[
     """Run the chapter as the reader asked (``codes``: JSON, the code of each cell the
     reader edited, by index), each event told as JSON text."""
     edited = {int(index): code for index, code in json.loads(codes).items()}
-    notebook.run(target, edited, all=all, tell=lambda event: tell(json.dumps(event)))
+
+    def told(event: dict) -> None:
+        tell(json.dumps(check("run event", event)))
+
+    notebook.run(target, edited, all=all, tell=told)

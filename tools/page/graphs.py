@@ -135,14 +135,16 @@ def chain_rule_by_the_engine(ns):
     ]
 
 
-@graph_figure("02-the-value-atom.md", "02-square")
-def square_pushed(ns):
-    from micrograd import Value, graph_dot
+@graph_figure("02-the-value-atom.md", "02-neuron")
+def first_neuron(ns):
+    """Chapter 2's neuron, built afresh from the chapter's numbers, after backward()."""
+    from micrograd import Value
 
-    x = Value(3.0)
-    square = x * x
-    ns["push"](square)  # the chapter's own helper: seed 1 and push one step
-    return graph_dot(square, {x: "x", square: "x * x"})
+    x1, x2, w1, w2, b = (Value(ns[name].data) for name in ("x1", "x2", "w1", "w2", "b"))
+    x1w1, x2w2 = x1 * w1, x2 * w2
+    n = x1w1 + x2w2 + b
+    names = {x1: "x1", x2: "x2", w1: "w1", w2: "w2", b: "b", x1w1: "x1*w1", x2w2: "x2*w2"}
+    return dot_after_backward(n, {**names, n: "n"})
 
 
 def node_consumers(names: dict) -> list:

@@ -16,20 +16,10 @@ again and training goes on with the network it has. The settings and the added p
 the page's address (``address``), and an address makes them again (``from_address``).
 Standard library only: this file runs in the reader's browser (tools/page/).
 
-Messages (JSON both ways; the worker passes them as text):
-
-- in: ``{"action": "open" | "reset" | "step" | "train" | "draw" | "add" | "clear" |
-  "weight" | "set",
-  "settings": {name: text, ... as BOOK}, "gradients": bool}``; ``open`` adds ``page``
-  (the chapter's fences), ``codes`` (the reader's edits), ``learner`` (an engine's text,
-  or absent) and ``added`` (the address's added points, as text, or absent); ``add`` adds
-  ``point`` ([x, y]) and ``label`` (1 inner, -1 outer); ``weight`` adds ``which`` (a
-  weight's name, "layer, unit, input"), and ``set`` also its new ``value`` (text);
-  ``apart`` adds ``point`` (a training point's number from 1, or "" for the first that
-  pulls), ``apart-stage`` adds ``stage`` (a number).
-- out: ``{"frame": {...}}`` (``Lab.frame`` says what it holds), ``{"apart": {...}}`` (a
-  part of the step taken apart: ``index``, ``count``, ``text``, ``svg``; lab_apart.stage)
-  or ``{"refused": message}`` with the lab as it was.
+Messages (JSON both ways; the worker passes them as text) are tools/page/protocol.py's
+"lab request" (an ``action``, the ``settings`` as typed, and what the action needs) and
+"lab answer": a ``frame`` (``Lab.frame`` says what it holds), a part of the step taken
+``apart`` (lab_apart.stage), or ``refused`` (a message; the lab as it was).
 """
 
 from __future__ import annotations
@@ -59,6 +49,7 @@ from .lab_draw import (  # noqa: F401 (float_layers, score, grid_scores: the tes
     score,
     unit_maps,
 )
+from .protocol import check
 from .run import Cell, Notebook
 
 # What the chapter's fences define that the lab trains with, and what each is for.
@@ -657,9 +648,14 @@ _lab: Lab | None = None
 
 def answer(request: str, engine: str) -> str:
     """What the page asked (JSON: ``action``, and what it needs), answered as JSON:
-    ``{"frame": ...}``, or ``{"refused": message}`` with the lab as it was."""
+    ``{"frame": ...}``, or ``{"refused": message}`` with the lab as it was. Both are
+    checked against tools/page/protocol.py: a bad message is a ProtocolError."""
+    asked = check("lab request", json.loads(request))
+    return json.dumps(check("lab answer", _answer(asked, engine)))
+
+
+def _answer(asked: dict, engine: str) -> dict:
     global _lab
-    asked = json.loads(request)
     action = asked["action"]
     try:
         chosen = settings(asked.get("settings", BOOK))
@@ -671,24 +667,24 @@ def answer(request: str, engine: str) -> str:
             lab.added = added
             lab.reset(chosen)
             _lab = lab
-            return json.dumps({"frame": lab.frame(draw=True)})
+            return {"frame": lab.frame(draw=True)}
         if _lab is None:
             raise LabError("The lab has not started: press Reset.")
         gradients = bool(asked.get("gradients"))
         if action == "reset":
             _lab.reset(chosen)
-            return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
+            return {"frame": _lab.frame(draw=True, gradients=gradients)}
         if action == "apart":  # one step on one point, taken apart: its first part
             rec = _lab.take_apart(asked.get("point", ""))
-            return json.dumps({"apart": stage(rec, 0)})
+            return {"apart": stage(rec, 0)}
         if action == "apart-stage":  # another part of it
             if _lab.apart is None:
                 raise LabError("No step has been taken apart yet: press Take apart.")
-            return json.dumps({"apart": stage(_lab.apart, _whole(str(asked.get("stage"))) or 0)})
+            return {"apart": stage(_lab.apart, _whole(str(asked.get("stage"))) or 0)}
         if action == "clear":
             _lab.data(_lab.settings, [])
             _lab.note = "The added points are gone; training goes on without them."
-            return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
+            return {"frame": _lab.frame(draw=True, gradients=gradients)}
         kept = dict(vars(_lab))  # the lab as it is: put back whole if the request is refused
         kept.update({name: list(kept[name]) for name in RUN_LISTS})
         try:
@@ -708,16 +704,16 @@ def answer(request: str, engine: str) -> str:
         if action == "step":
             if not _lab.done:
                 _lab.step()
-            return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
+            return {"frame": _lab.frame(draw=True, gradients=gradients)}
         if action == "train":  # one slice of training
             before_k = len(_lab.losses)
             _lab.run_for(SLICE)
             draw = _lab.done or time.perf_counter() - _lab.drawn_at >= DRAW_EVERY
             tens = len(_lab.losses) // ANNOUNCE_EVERY > before_k // ANNOUNCE_EVERY
             frame = _lab.frame(draw=draw, gradients=gradients, announce=tens)
-            return json.dumps({"frame": frame})
+            return {"frame": frame}
         if action in ("draw", "add", "weight", "set"):
-            return json.dumps({"frame": _lab.frame(draw=True, gradients=gradients)})
+            return {"frame": _lab.frame(draw=True, gradients=gradients)}
         raise LabError(f"The lab does not know {action!r}.")
     except LabError as refusal:
-        return json.dumps({"refused": str(refusal)})
+        return {"refused": str(refusal)}

@@ -97,6 +97,11 @@ def on_pre_build(config):
 def on_files(files, config):
     _build["files"] = files  # the site's files, for links between pages
     files.append(File.generated(config, ENGINE, abs_src_path=str(ROOT / ENGINE)))
+    script = files.get_file_from_path(runtime.PROTOCOL_JS)  # the messages filled in
+    if script is not None:
+        files.remove(script)
+        text = runtime.protocol_script(Path(script.abs_src_path).read_text(encoding="utf-8"))
+        files.append(File.generated(config, runtime.PROTOCOL_JS, content=text))
     docs = Path(config.docs_dir)
     for chapter in filter(notebooks.has_notebook, chapters(docs)):  # beside its page
         text = notebooks.notebook_text(chapter, docs)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools import ROOT
+from tools.page import protocol
 from tools.tangle import engine_chunks
 
 
@@ -95,6 +96,8 @@ NOTEBOOK_DIR = "assets/notebook"  # notebook.js and worker.js (from docs/), and 
 PAGE_PYTHON = ROOT / "tools" / "page"  # what the page's Python runs: the folder, whole
 PAGE_ZIP = f"{NOTEBOOK_DIR}/page.zip"  # ... as tools/page/*.py, unpacked by worker.js
 ENGINE_JSON = f"{NOTEBOOK_DIR}/engine.json"  # the engine chunks, in book order
+PROTOCOL_JS = f"{NOTEBOOK_DIR}/protocol.js"  # the page's messages: from docs/, filled in
+PROTOCOL_PLACEHOLDER = "/* the site build writes tools/page/protocol.py's FAMILIES here */ null"
 HOW_TO_ENABLE = (
     "Run buttons are off: {why}, so the site has no Python runtime (Pyodide {version}). "
     "To turn them on, install npm (apt-get install nodejs npm) and build again with the "
@@ -215,6 +218,16 @@ def page_files() -> list[str]:
 def page_zip() -> bytes:
     """page.zip: ``page_files``, under their paths from the repository."""
     return zipped({name: (ROOT / name).read_bytes() for name in page_files()})
+
+
+def protocol_script(template: str) -> str:
+    """docs/assets/notebook/protocol.js with tools/page/protocol.py's FAMILIES in it."""
+    if template.count(PROTOCOL_PLACEHOLDER) != 1:
+        raise ValueError(
+            f"docs/{PROTOCOL_JS} must hold `{PROTOCOL_PLACEHOLDER}` once, where the site "
+            "build writes the messages of tools/page/protocol.py"
+        )
+    return template.replace(PROTOCOL_PLACEHOLDER, protocol.as_json())
 
 
 def engine_json(docs: Path) -> str:

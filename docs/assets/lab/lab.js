@@ -47,9 +47,10 @@
       on(this.resetButton, "click", () => this.act("open"));
       on(this.gradients, "change", () => this.worker && !this.training && this.act("draw"));
       on(this.clearButton, "click", () => this.act("clear"));
-      for (const field of root.querySelectorAll(".lab-controls input[type=text], .lab-controls select")) {
-        if (field === this.engine || field === this.labelChoice) continue;
-        on(field, "change", () => this.worker && !this.training && this.act("draw"));
+      // The network's and the data's fields change the picture: taken at once when the lab
+      // stands still. The rate, steps and decay wait for the next step; the seed for Reset.
+      for (const name of ["hidden", "activation", "noise", "points"]) {
+        on(q(`.lab-${name}`), "change", () => this.worker && !this.training && this.act("draw"));
       }
       this.chart = new Chart(this, q(".lab-curves-here"), q(".lab-readout"), on);
       this.plane = new Plane(this, q(".lab-boundary-here"), on);

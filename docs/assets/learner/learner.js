@@ -10,7 +10,7 @@
 // localStorage as it is typed, and so is the last table: both survive a reload and a
 // rebuilt site, and so are the best scores (tools/learn/best.py: Python merges them, this
 // keeps them). Hint shows the next of the hints Python wrote for the function to fix, one
-// more each press. Nothing is sent anywhere; Download and Load are the browser's own.
+// more each press, the one Python said comes next. Nothing is sent anywhere; Download and Load are the browser's own.
 //
 // A chapter that runs longer than the stated time limit (data-limit, in seconds) is
 // stopped by ending the worker; the table says so, and the next chapter gets a fresh one
@@ -25,7 +25,7 @@
   if (window.bookLearner) return;
   window.bookLearner = true;
   const STORED = "literate-micrograd:learner:engine"; // the engine, as typed
-  const TABLE = "literate-micrograd:learner:table"; // {table, engine, chapter, fix, hints} of the last Check
+  const TABLE = "literate-micrograd:learner:table"; // {table, engine, chapter, fix, hints, next} of the last Check
   const RECORD = "literate-micrograd:learner:record"; // best scores and hints given (tools/learn/best.py)
   const TABLE_LIMIT = 120; // seconds to make the table and find what to read next
 
@@ -244,7 +244,7 @@
       this.hintButton.addEventListener("click", () => this.giveHint(), page);
       const last = JSON.parse(load(TABLE) || "null");
       if (last) this.show(last.table, this.lastCaption(last));
-      this.hints = last && last.hints ? { fix: last.fix, texts: last.hints } : null;
+      this.hints = last && last.hints && last.next ? { fix: last.fix, texts: last.hints, next: last.next } : null;
       this.hintButton.disabled = !this.hints || !this.hints.texts.length;
       root.dataset.state = "idle";
     }
@@ -313,14 +313,15 @@
       );
     }
 
-    // The next hint about the function to fix, as Python wrote them all (tools/learn/hints.py):
-    // how many were shown is kept with the best scores, as the terminal keeps it.
+    // The next hint about the function to fix, as Python wrote them all and said which comes
+    // after how many (tools/learn/in_page.py): how many were shown is kept with the best
+    // scores, as the terminal keeps it.
     giveHint() {
       if (!this.hints || !this.hints.texts.length) return;
       const record = JSON.parse(load(RECORD) || "null") || {};
       record.hints = record.hints || {};
-      const { fix, texts } = this.hints;
-      const given = Math.min((record.hints[fix] || 0) + 1, texts.length);
+      const { fix, texts, next } = this.hints;
+      const given = next[Math.min(record.hints[fix] || 0, next.length - 1)];
       record.hints[fix] = given;
       keep(RECORD, JSON.stringify(record));
       this.linked(this.hint, texts[given - 1]);
@@ -377,15 +378,15 @@
             ({ table } = shown.table);
             if (last) {
               keep(RECORD, JSON.stringify(shown.table.record));
-              this.hints = { fix: shown.table.fix, texts: shown.table.hints };
+              this.hints = { fix: shown.table.fix, texts: shown.table.hints, next: shown.table.next };
             }
           }
           this.show(table, caption);
         }
         this.hint.hidden = true;
         this.say(`Checked ${which}.${problem}`);
-        const { fix, texts: hints } = this.hints || { fix: "", texts: [] };
-        keep(TABLE, JSON.stringify({ table, engine, chapter: wanted ? which : "", fix, hints }));
+        const { fix, texts: hints, next } = this.hints || { fix: "", texts: [], next: [] };
+        keep(TABLE, JSON.stringify({ table, engine, chapter: wanted ? which : "", fix, hints, next }));
         this.caption.textContent = caption;
       } catch (error) {
         this.say(`The check could not finish: ${error.message || error}. Check again to start afresh.`);

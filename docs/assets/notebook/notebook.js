@@ -170,11 +170,20 @@
       this.worker.onerror = (event) => this.broken(event.message || "the worker failed");
     },
 
+    // Every message is checked against tools/page/protocol.py (docs/assets/notebook/protocol.js):
+    // a bad one to post throws, naming the kind and field; a bad one received stops Python.
     post(message) {
-      this.worker.postMessage(message);
+      this.worker.postMessage(bookProtocol.check("to the worker", message));
     },
 
     receive(message) {
+      try {
+        bookProtocol.check("from the worker", message);
+      } catch (error) {
+        console.error(`notebook: the page's Python posted a bad message: ${error.message}`);
+        this.broken(`a bad message from the worker: ${error.message}`);
+        return;
+      }
       if (message.kind === "ready") {
         this.isReady = true;
         this.loaded.resolve();

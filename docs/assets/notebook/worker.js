@@ -12,19 +12,15 @@
 // worker loads Graphviz (assets/viz/viz.js, WebAssembly inside an ES module), and from then
 // on lays out the DOT that Python hands it, with the attributes of the book's figures.
 //
-// Messages in:  {kind: "open", page}  a fresh namespace for the chapter (page: its fence data, JSON)
-//               {kind: "run", target, codes, all}  codes: JSON, the edited fences' code by index
-// Messages out: {kind: "loading", step, of, what, received, expected}  how far loading
-//                                  Python has come (received of expected bytes fetched)
-//               {kind: "ready"}  Python is loaded
-//               {kind: "event", event}  what tools/page/run.py tells, as it happens
-//               {kind: "figure", name, svg, steps, problem}  drawn again (svg null: not drawn)
-//               {kind: "figure", name, book: true}  the book's figure is back
-//               {kind: "graphs", index, drawn: [{svg, problem}]}
-//               {kind: "finished"}  the run is over
-//               {kind: "broken", error}  Python could not be loaded
-// Learner mode (docs/assets/learner/learner.js) has messages of its own, in this same
-// worker (notebook.js shares it): see the end.
+// The messages in and out are written down once, in tools/page/protocol.py ("to the worker",
+// "from the worker"); the build writes them into protocol.js, with which this worker checks
+// each message the page posts: one of no known kind, or short of a field, is answered
+// {kind: "broken", error} naming it (notebook.js checks what this worker posts). A figure
+// message carries the drawing (svg null: not drawn, with the problem), or book: true (the
+// book's figure is back). Learner mode (docs/assets/learner/learner.js) and the lab
+// (docs/assets/lab/lab.js) have messages of their own, in this same worker: see the end.
+
+import "./protocol.js"; // self.bookProtocol
 
 const here = (name) => new URL(name, import.meta.url).href;
 
@@ -153,6 +149,12 @@ onmessage = (event) => {
 
 async function handle(message) {
   if (python === null) return; // broken: notebook.js has been told
+  try {
+    bookProtocol.check("to the worker", message);
+  } catch (error) {
+    postMessage({ kind: "broken", error: `the page posted a bad message: ${error.message}` });
+    return;
+  }
   if (message.kind in LEARNER) return learn(message);
   if (message.kind === "lab") return lab(message);
   try {
@@ -212,15 +214,13 @@ async function draw(event) {
 
 // --- learner mode: the book's checks against a learner's engine (tools/learn/in_page.py) ---
 //
-// In:  {kind: "learn-load", bundle}  the book's zip, unpacked beside page.zip
-//      {kind: "learn", chapter, engine}  run one chapter against the engine's text
-//      {kind: "learn-table", runs, engine, diagnose, record}  the table of the runs so far
-//        (record: the best scores the page keeps, or null)
-// Out: {kind: "learn-start"} when one of these starts (it may have waited behind a fence);
-//      {kind: "learn-event", event} for each check the chapter starts, passes or fails;
-//      then {kind: "learned"}, {kind: "learn-table", table} (table: {table, record, fix,
-//      hints}, the table and each hint in parts: [text, chapter, section], a place of the
-//      book where chapter is not null), or {kind: "broken", error}.
+// In: learn-load (the book's zip, unpacked beside page.zip), learn (one chapter against the
+// engine's text), learn-table (the table of the runs so far; record: the best scores the
+// page keeps, or null). Out: learn-start when one of these starts (it may have waited
+// behind a fence), a learn-event for each check the chapter starts, passes or fails; then
+// learned, or learn-table (its table: the table and each hint in parts, [text, chapter,
+// section], a place of the book where chapter is not null), or broken. Their fields:
+// tools/page/protocol.py.
 
 let learner = null; // tools.learn.in_page, in the page's Python
 
@@ -264,10 +264,10 @@ function learn(message) {
 
 // --- the two-moons lab (docs/assets/lab/lab.js): tools/page/lab.py decides, JSON both ways ---
 //
-// In:  {kind: "lab", request}  what the reader did (JSON: action, settings, ...)
-// Out: {kind: "lab", answer}  tools.page.lab's answer (JSON: a frame to show, or a refusal);
-//      or {kind: "broken", error}. The lab asks for training a slice at a time, so its
-//      Pause waits at most one slice, and a fence's Run waits at most one too.
+// In: lab (its request: what the reader did, as JSON). Out: lab (tools.page.lab's answer, as
+// JSON: a frame to show, or a refusal), or broken; tools/page/protocol.py has their fields.
+// The lab asks for training a slice at a time, so its Pause waits at most one slice, and a
+// fence's Run waits at most one too.
 
 let labPython = null; // tools.page.lab, once asked for
 

@@ -1,0 +1,434 @@
+"""The page's notebook.js, lab.js and learner.js, fed what its Python says: no Pyodide.
+
+A small fixture page holds a chapter's python fences and ```output blocks as the site shows
+them, its fence data as the build writes it (tools/site/page_data.py), and the real
+page.js, protocol.js (filled in as the build fills it) and notebook.js. Where notebook.js
+starts its worker, a stand-in worker answers each Run with what tools/page/bridge.py told
+for the same request in CPython, posted as worker.js posts it, and refuses a request other
+than the one recorded. What the page then shows (each fence's state and status, what it
+printed, how it failed, the book's output block kept, marked or hidden) must be what Python
+decided. A message outside the protocol is reported on the fence and in the console. The
+lab (lab.js under the two-moons chapter's fences) shows each frame Python answered for
+Reset, Step and the gradients' box, says a refusal and keeps its frame, and lets it go.
+Learner mode (learner.js) shows the table of a Check as tools/learn/in_page.py made it, the
+places it names as links to their sections, and its hints one at a time.
+Chromium only, quick: it runs in `check`. What Pyodide itself does is tests/site/'s.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchmarks.drive import bar, serve
+from tests.helpers.browser import failure, open_tab
+from tests.helpers.recorded import learner_check, posted
+from tools import DOCS, ROOT
+from tools.chapter import Chapter
+from tools.page import bridge, lab
+from tools.site.lab import PLACEHOLDER, lab_html
+from tools.site.learner import PLACEHOLDER as LEARNER_HERE
+from tools.site.learner import learner_html
+from tools.site.learner import page_data as learner_data
+from tools.site.page_data import element, page_fences
+from tools.site.runtime import PROTOCOL_JS, engine_json, protocol_script
+
+pytestmark = pytest.mark.browser
+
+CHAPTER = DOCS / "03-backward.md"
+ASSETS = ROOT / "docs" / "assets"
+
+# The stand-in for worker.js: ready at once; each request checked against the protocol; each
+# Run answered with the next recorded stream, if it asks what was recorded.
+WORKER = """
+import "./protocol.js";
+const streams = await (await fetch("./streams.json")).json();
+postMessage({ kind: "loading", step: 1, of: 3, what: "the stand-in", received: 0, expected: 0 });
+postMessage({ kind: "ready" });
+// What a request asks, as the recorded one says it: a Run's target, all and codes; the lab's
+// request (its page aside: the chapter's data, checked against the protocol only).
+const asks = {
+  run: (data) => ({ target: data.target, all: data.all, codes: JSON.parse(data.codes) }),
+  lab: (data) => ({ ...JSON.parse(data.request), page: undefined }),
+  "learn-load": () => ({}),
+  learn: ({ chapter, engine }) => ({ chapter, engine }),
+  "learn-table": ({ runs, engine, diagnose, record }) => ({ runs, engine, diagnose, record }),
+};
+onmessage = ({ data }) => {
+  try {
+    bookProtocol.check("to the worker", data);
+    if (!(data.kind in asks)) return; // open: a fresh namespace, nothing to answer
+    const asked = JSON.stringify(asks[data.kind](data));
+    const { request, messages } = streams.shift() ?? { request: "nothing more" };
+    const recorded = JSON.stringify(request);
+    if (asked !== recorded) throw new Error(`asked ${asked}, recorded ${recorded}`);
+    for (const message of messages) postMessage(message);
+  } catch (error) {
+    postMessage({ kind: "broken", error: `stand-in worker: ${error.message}` });
+  }
+};
+"""
+
+# The stand-in for the code editor (CodeMirror's bundle needs npm): a textarea.
+EDITOR = """
+window.CodeEditor = {
+  create(host, { doc }) {
+    const area = document.createElement("textarea");
+    area.value = doc;
+    host.append(area);
+    return { area, destroy: () => area.remove(), focus: () => area.focus() };
+  },
+  text: (editor) => editor.area.value,
+  setText: (editor, text) => (editor.area.value = text),
+};
+"""
+
+
+@functools.cache
+def book_engine() -> str:
+    return engine_json(DOCS)
+
+
+def fixture_page(chapter: Chapter, page: dict, more: str = "") -> str:
+    """The chapter's fences and output blocks as the site renders them, with its data, and
+    ``more`` HTML after them."""
+    blocks = []
+    for cell in chapter.cells:
+        code = html.escape(cell.fence.code)
+        blocks.append(
+            f'<div class="language-python highlight"><pre><code>{code}</code></pre></div>'
+        )
+        if cell.output is not None:
+            out = html.escape(cell.output.code)
+            blocks.append(
+                f'<div class="language-output highlight"><pre><code>{out}</code></pre></div>'
+            )
+    editor = {"script": "editor.js", "style": "editor.css"}
+    return (
+        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>fixture</title></head>"
+        f"<body><article><h1>{html.escape(chapter.title)}</h1>{''.join(blocks)}{more}</article>"
+        f"{element(page, id='notebook-fences')}{element(editor, id='code-editor')}"
+        '<script src="page.js"></script><script src="protocol.js"></script>'
+        '<script src="notebook.js"></script></body></html>'
+    )
+
+
+def shown_as(told: list[dict], cells: list) -> dict[int, dict]:
+    """What the page must show of each fence after these run events: its state and status,
+    what it printed, its failure."""
+    shown: dict[int, dict] = {}
+    for event in told:
+        index = event.get("index")
+        if event["kind"] == "fresh":
+            shown = {}
+        elif event["kind"] == "running":
+            shown[index] = {"state": "running", "status": event["status"], "printed": ""}
+        elif event["kind"] == "print":
+            shown[index]["printed"] += event["text"]
+        elif event["kind"] == "done":
+            shown[index].update(state=event["state"], status=event["status"])
+            shown[index].update(report=event["report"], same=event["same"])
+        elif event["kind"] in ("stale", "not-run", "waiting"):
+            shown.setdefault(index, {"printed": ""})
+            shown[index].update(state=event["kind"], status=event["status"])
+    return {cells[i].line: s for i, s in shown.items()}
+
+
+class Session:
+    """The fixture page for one reader's session: the Runs it will ask for, recorded."""
+
+    def __init__(self, folder: Path, edits: dict[int, str], chapter: Path = CHAPTER, more=""):
+        self.chapter = Chapter.read(chapter)
+        self.page = page_fences(chapter)
+        self.notebook = bridge.open_chapter(json.dumps(self.page), book_engine())
+        self.folder, self.edits, self.streams = folder, edits, []
+        folder.mkdir()
+        text = fixture_page(self.chapter, self.page, more)
+        (folder / "page.html").write_text(text, encoding="utf-8")
+        for name in ("page/page.js", "notebook/notebook.js"):
+            shutil.copyfile(ASSETS / name, folder / Path(name).name)
+        template = (ROOT / "docs" / PROTOCOL_JS).read_text(encoding="utf-8")
+        (folder / "protocol.js").write_text(protocol_script(template), encoding="utf-8")
+        (folder / "worker.js").write_text(WORKER, encoding="utf-8")
+        (folder / "editor.js").write_text(EDITOR, encoding="utf-8")
+        (folder / "editor.css").write_text("", encoding="utf-8")
+
+    def expect(self, target: int, all: bool = False, messages: list | None = None) -> list:
+        """A Run the page will ask for, and what the worker posts for it: the run's events."""
+        codes = {str(i): code for i, code in self.edits.items()}
+        messages = messages or posted(self.notebook, target, self.edits, all)
+        self.record({"target": target, "all": all, "codes": codes}, messages)
+        return [m["event"] for m in messages if m["kind"] == "event"]
+
+    def record(self, request: dict, messages: list) -> None:
+        self.streams.append({"request": request, "messages": messages})
+        (self.folder / "streams.json").write_text(json.dumps(self.streams), encoding="utf-8")
+
+    def line(self, index: int) -> int:
+        return self.page["fences"][index]["line"]
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    executable = shutil.which("chromium")
+    if executable is None:
+        reason = "Debian's chromium is not installed (apt-get install chromium)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and {reason}", pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("fixture")
+    with serve(folder) as url:
+        yield folder, url
+
+
+def opened(chromium, url: str, session: Session):
+    """The fixture page, with the session's edits kept in the browser as a reader's are."""
+    key = f"literate-micrograd:edits:{session.page['chapter']}"
+    names = session.page["names"]
+    kept = {names[i]: code for i, code in session.edits.items()}
+    tab = open_tab(chromium, "about:blank")
+    tab.context.add_init_script(
+        f"localStorage.setItem({json.dumps(key)}, {json.dumps(json.dumps(kept))})"
+    )
+    tab.goto(f"{url}/{session.folder.name}/page.html", wait_until="load")
+    return tab
+
+
+def click_and_wait(tab, button) -> None:
+    button.click()
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=30_000)
+
+
+# What the page shows of each fence, by its first line: its Run bar, then the book's output
+# block (if any), then the result (notebook.js's Cell.decorate).
+SHOWN = """() => Object.fromEntries(
+  [...document.querySelectorAll(".notebook-bar:not(.notebook-blocked)")].map((bar) => {
+    const next = bar.nextElementSibling;
+    const book = next.matches("div.language-output") ? next : null;
+    const result = (book || bar).nextElementSibling;
+    const printed = result.querySelector(".notebook-printed");
+    return [bar.dataset.line, {
+      state: bar.dataset.state, status: bar.querySelector(".notebook-status").textContent,
+      printed: printed.textContent, printedShown: !printed.hidden && !result.hidden,
+      failure: result.querySelector(".notebook-failure").textContent,
+      book: book && { hidden: book.hidden, run: book.dataset.run ?? null },
+    }];
+  }))"""
+
+
+def assert_shows(tab, expected: dict[int, dict]) -> None:
+    """Each fence shows what Python decided for it: its state and status, how it failed,
+    what it printed, and the book's output block marked (the same), hidden (other output,
+    or a failure) or left as it is."""
+    page = tab.evaluate(SHOWN)
+    for line, want in expected.items():
+        got, where = page[str(line)], f"{CHAPTER.name}, the fence at line {line}"
+        assert (got["state"], got["status"]) == (want["state"], want["status"]), where
+        report = want.get("report") or ""
+        assert (got["failure"], got["printed"]) == (report, want["printed"]), where
+        if want.get("same") and not report:
+            assert got["book"] == {"hidden": False, "run": "same"}, f"{where}: {got['book']}"
+            assert not got["printedShown"], f"{where}: the book's output shown twice"
+        elif got["book"] and (want["printed"] or report):
+            assert got["book"]["hidden"], f"{where}: the book's output still shown"
+
+
+def first_with_output() -> int:
+    """The chapter's first fence, but the first, that prints what its output block shows."""
+    fences, cells = page_fences(CHAPTER)["fences"], Chapter.read(CHAPTER).cells
+    return next(
+        i for i, cell in enumerate(cells)
+        if i > 0 and cell.output is not None and not cell.fence.is_engine
+        and not fences[i]["blocked"]
+    )  # fmt: skip
+
+
+def test_run_all_a_failure_with_output_the_fences_not_run_and_stale_ones(chromium, served):
+    folder, url = served
+    edited = first_with_output()
+    session = Session(
+        folder / "all", {edited: "print('planted output')\nraise ValueError('planted')\n"}
+    )
+    last = max(i for i, f in enumerate(session.page["fences"]) if not f["blocked"])
+    told = session.expect(last, all=True)
+    assert any(e["kind"] == "not-run" for e in told), "nothing after the failure to leave unrun"
+    again = session.expect(0)
+    tab = opened(chromium, url, session)
+    try:
+        click_and_wait(tab, tab.locator(".notebook-run-all"))
+        assert_shows(tab, shown_as(told, session.chapter.cells))
+        said = bar(tab, session.line(last)).locator(".notebook-status").text_content()
+        assert said.startswith("not run: line ") and said.endswith(" failed first"), said
+        click_and_wait(tab, bar(tab, session.line(0)).locator(".notebook-run"))
+        assert_shows(tab, shown_as(told + again, session.chapter.cells))
+        assert "stale" in {bar(tab, session.line(i)).get_attribute("data-state")
+                           for i in range(1, edited + 1)}  # fmt: skip
+        assert not tab.watch.problems, tab.watch.problems
+    finally:
+        tab.context.close()
+
+
+def test_a_failure_without_output_under_an_output_block_hides_the_books_output(chromium, served):
+    folder, url = served
+    edited = first_with_output()
+    session = Session(folder / "bare", {edited: "raise ValueError('planted, nothing printed')\n"})
+    told = session.expect(edited)
+    assert [e["kind"] for e in told if e.get("index") == edited][-1] == "done"
+    tab = opened(chromium, url, session)
+    try:
+        click_and_wait(tab, bar(tab, session.line(edited)).locator(".notebook-run"))
+        assert_shows(tab, shown_as(told, session.chapter.cells))
+        book = bar(tab, session.line(edited)).locator("xpath=following-sibling::div[1]")
+        assert book.is_hidden() and "ValueError" in failure(tab, session.line(edited))
+        assert not tab.watch.problems, tab.watch.problems
+    finally:
+        tab.context.close()
+
+
+def test_a_message_outside_the_protocol_is_reported_on_the_fence_and_in_the_console(
+    chromium, served
+):
+    folder, url = served
+    session = Session(folder / "bad", {})
+    bad = [{"kind": "event", "event": {"kind": "done", "index": 0}}, {"kind": "finished"}]
+    session.expect(0, messages=bad)
+    tab = opened(chromium, url, session)
+    try:
+        click_and_wait(tab, bar(tab, session.line(0)).locator(".notebook-run"))
+        said = "run event 'done': missing field 'state'"
+        assert said in failure(tab, session.line(0)), failure(tab, session.line(0))
+        assert any(said in problem for problem in tab.watch.problems), tab.watch.problems
+    finally:
+        tab.context.close()
+
+
+LAB_PAGE = next(p for p in sorted(DOCS.glob("*.md")) if PLACEHOLDER in p.read_text())
+# What the lab shows of its last answer (lab.js's show).
+LAB_SHOWN = """() => {
+  const q = (selector) => document.querySelector(selector);
+  return {
+    frame: window.bookLab.frame, step: q(".lab").dataset.step ?? null,
+    refused: q(".lab").dataset.refused ?? null, now: q(".lab-now").textContent,
+    problem: q(".lab-problem").hidden ? null : q(".lab-problem").textContent,
+    rects: document.querySelectorAll(".lab-boundary rect").length,
+    lines: document.querySelectorAll(".lab-network line").length,
+    what: q(".lab-what").textContent,
+    curves: document.querySelectorAll(".lab-curves polyline").length,
+  };
+}"""
+
+
+def test_the_lab_shows_each_frame_and_refusal_that_python_answers(chromium, served):
+    folder, url = served
+    more = lab_html(f"<p>{PLACEHOLDER}: the fixture.</p>", "", ".")[0]
+    session = Session(folder / "lab", {}, LAB_PAGE, more)
+    shutil.copytree(ASSETS / "lab", folder / "lab" / "lab")
+    engine, book = book_engine(), {**lab.BOOK}
+    steps = [  # what the reader does, and the request it makes
+        (
+            "reset",
+            {"action": "open", "settings": book, "gradients": False, "codes": {}, "added": ""},
+        ),
+        ("step", {"action": "step", "settings": book, "gradients": False}),
+        ("gradients", {"action": "draw", "settings": book, "gradients": True}),
+        ("step", {"action": "step", "settings": {**book, "rate": "fast"}, "gradients": True}),
+        ("step", {"action": "step", "settings": book, "gradients": True}),  # the refusal goes
+    ]
+    answers = []
+    for _, request in steps:
+        sent = (
+            {**request, "page": json.dumps(session.page)}
+            if request["action"] == "open"
+            else request
+        )
+        answers.append(json.loads(lab.answer(json.dumps(sent), engine)))
+        session.record(request, [{"kind": "lab", "answer": json.dumps(answers[-1])}])
+    assert [next(iter(a)) for a in answers] == ["frame", "frame", "frame", "refused", "frame"]
+    tab = opened(chromium, url, session)
+    try:
+        tab.wait_for_selector(".lab[data-state=idle]")
+        shown = None
+        for (what, request), answer in zip(steps, answers):
+            tab.locator(".lab-rate").fill(request["settings"]["rate"])
+            tab.locator(f".lab-{what}").click()
+            tab.wait_for_selector(".lab[data-state=idle]", state="attached")  # answered
+            before, shown = shown, tab.evaluate(LAB_SHOWN)
+            if "frame" in answer:
+                frame = answer["frame"]
+                assert shown["frame"] == frame and shown["refused"] is None, what
+                assert (shown["step"], shown["now"]) == (str(frame["step"]), frame["status"])
+                assert shown["problem"] == frame["problem"] and shown["what"] == frame["shows"]
+                assert shown["rects"] == frame["boundary"].count("<rect"), what
+                assert shown["lines"] == frame["network"].count("<line"), what
+                assert shown["curves"] == frame["curves"].count("<polyline"), what
+            else:  # the refusal is said; the lab keeps what it showed
+                assert (shown["problem"], shown["refused"]) == (answer["refused"], "yes")
+                assert {k: shown[k] for k in ("frame", "now", "step")} == {
+                    k: before[k] for k in ("frame", "now", "step")}  # fmt: skip
+        assert not tab.watch.problems, tab.watch.problems
+    finally:
+        tab.context.close()
+
+
+LEARNER_PAGE = next(p for p in sorted(DOCS.glob("*.md")) if LEARNER_HERE in p.read_text())
+CHECKED = DOCS / "02-the-value-atom.md"  # the chapter the learner checks
+
+
+def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
+    chromium, served, tmp_path
+):
+    folder, url = served
+    href = lambda name, anchor: f"{name[:-3]}.html" + (f"#{anchor}" if anchor else "")  # noqa: E731
+    data = learner_data(DOCS, href)
+    more = learner_html(f"<p>{LEARNER_HERE}: the fixture.</p>", data, ".")[0]
+    session = Session(folder / "learner", {}, LEARNER_PAGE, more)
+    shutil.copytree(ASSETS / "learner", folder / "learner" / "learner")
+    engine = data["skeleton"]
+    runs, table = learner_check(tmp_path, CHECKED.name, engine)
+    start = {"kind": "learn-start"}
+    session.record({}, [start, {"kind": "learned"}])  # the book's zip, loaded
+    told = [{"kind": "learn-event", "event": event} for event in runs[0]["events"]]
+    session.record({"chapter": CHECKED.name, "engine": engine}, [start, *told, {"kind": "learned"}])
+    asked = {"runs": runs, "engine": engine, "diagnose": True, "record": None}
+    session.record(asked, [start, {"kind": "learn-table", "table": table}])
+    assert table["hints"], "the skeleton fails CHECKED: there are hints"
+    tab = opened(chromium, url, session)
+    try:
+        tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+        tab.locator(".learner-chapter").select_option(CHECKED.name)
+        tab.locator(".learner-check").click()
+        tab.wait_for_selector(".learner[data-checked='1']", state="attached")
+        shown = tab.locator(".learner-table")
+        assert shown.text_content() == "".join(part for part, _, _ in table["table"])
+        links = shown.locator("a")
+        wanted = [(part, data["places"][chapter]["sections"][section] if section
+                   else data["places"][chapter]["url"])
+                  for part, chapter, section in table["table"] if chapter]  # fmt: skip
+        got = [(links.nth(k).text_content(), links.nth(k).get_attribute("href"))
+               for k in range(links.count())]  # fmt: skip
+        assert got == wanted and wanted, got
+        title = Chapter.read(CHECKED).title
+        assert tab.locator(".learner-status").text_content() == f"Checked {title}."
+        for level, hint in enumerate(table["hints"][:2], 1):
+            tab.locator(".learner-hint").click()
+            said = tab.locator(".learner-hint-text").text_content()
+            assert said == "".join(part for part, _, _ in hint), f"hint {level}: {said}"
+        assert not tab.watch.problems, tab.watch.problems
+    finally:
+        tab.context.close()
