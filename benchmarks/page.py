@@ -35,7 +35,9 @@ And the two-moons lab (``--lab``: only that), in a fresh browser, the book's set
 training steps a second and redraws of the boundary and network a second while Train runs
 (from step 0 to the last, after the lab has started), the longest gap between two of the
 page's animation frames meanwhile (is the page responsive?), and Pause: from the click
-to the lab standing still (the slice in progress answered), REPEATS times.
+to the lab standing still (the slice in progress answered), REPEATS times; then one step
+taken apart: Next, from the click to the next part's sentence shown, 3 x REPEATS times.
+The unit maps are drawn with every redraw.
 
 The machine may be shared: look at the load average printed with the results.
 """
@@ -242,6 +244,15 @@ PAUSE = """() => new Promise(done => {
   }).observe(lab, {attributes: true});
 })"""
 
+NEXT = """() => new Promise(done => {
+  const lab = document.querySelector('.lab');
+  const text = lab.querySelector('.lab-apart-text');
+  const t0 = performance.now();
+  new MutationObserver((_, watch) => { watch.disconnect(); done(performance.now() - t0); })
+    .observe(text, {childList: true, characterData: true, subtree: true});
+  lab.querySelector('.lab-next').click();
+})"""
+
 
 def lab(browser, url: str) -> dict:
     """The lab's pace while Train runs the book's 100 steps, and its Pause latencies."""
@@ -268,6 +279,14 @@ def lab(browser, url: str) -> dict:
         tab.locator(".lab-train").click()
         tab.wait_for_function("window.bookLab.frame.step >= 5")
         pauses.append(tab.evaluate(PAUSE))
+    tab.locator(".lab-apart summary").click()
+    tab.locator(".lab-take-apart").click()
+    tab.wait_for_selector(".lab-apart-text:not(:empty)")
+    tab.wait_for_selector(".lab[data-state=idle]")
+    nexts = []
+    for _ in range(REPEATS * 3):
+        nexts.append(tab.evaluate(NEXT))
+        tab.wait_for_selector(".lab[data-state=idle]")
     tab.context.close()
     seconds = (t1 - t0) / 1000
     return {
@@ -276,6 +295,7 @@ def lab(browser, url: str) -> dict:
         "redraws": seen["redraws"],
         "gap": seen["gap"],
         "pauses": pauses,
+        "nexts": nexts,
     }
 
 
@@ -292,6 +312,11 @@ def print_lab(found: dict) -> None:
     print(f"| longest gap between two animation frames while training | | {found['gap']:.0f} ms |")
     median, worst = statistics.median(pauses), max(pauses)
     print(f"| Pause: click to standing still | {median:.0f} ms | {worst:.0f} ms |")
+    nexts = found["nexts"]
+    median, worst = statistics.median(nexts), max(nexts)
+    print(
+        f"| one step taken apart: Next to the next part shown | {median:.0f} ms | {worst:.0f} ms |"
+    )
 
 
 def measured(site: Path, measure, show) -> None:

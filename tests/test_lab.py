@@ -8,6 +8,7 @@ browser is tests/site/test_lab_page.py's.
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -151,3 +152,314 @@ def test_plain_floats_give_the_engines_scores(book):
     grid = lab.grid_scores(layers, [0.1, -0.5], [0.3])
     for got, x in zip(grid[0], [0.1, -0.5]):
         assert got == pytest.approx(model([x, 0.3]).data, rel=1e-12, abs=1e-12)
+
+
+# --- changing it while it learns (tools/page/lab.py's Lab.change) ------------------------
+
+
+def run_with(book, schedule, *, hidden=None, decay=0.0):
+    """The chapter's own training in CPython, the first rate of step k ``schedule(k)``."""
+    if hidden is None:
+        model = book["make_model"](0)
+    else:
+        model = book["MLP"](2, [*hidden, 1], seed=0, activation="relu", output_activation="linear")
+    losses = []
+    for k in range(len(schedule)):
+        rate = book["learning_rate"](k, 100, schedule[k])
+        losses.append(book["train_step"](model, rate)[0])
+        for p in model.parameters():
+            p.data -= rate * 2 * decay * p.data
+    return losses, model
+
+
+def test_a_rate_changed_mid_run_gives_the_trajectory_of_that_schedule(book):
+    opened()
+    for _ in range(4):
+        ask("step")
+    for _ in range(4):
+        frame = ask("step", settings={**lab.BOOK, "rate": "0.5"})["frame"]
+    expected, _ = run_with(book, [1.0] * 4 + [0.5] * 4)
+    assert frame["losses"] == expected and frame["step"] == 8
+    assert frame["rates"][3:5] == [book["learning_rate"](3, 100, 1.0), 0.5 * (1 - 0.9 * 4 / 100)]
+
+
+def test_weight_decay_multiplies_every_parameter_by_exercise_2s_factor(book):
+    """Exercise 2: a step on decay * sum(p * p) alone multiplies each parameter by
+    1 - 2 * decay * rate. With the decay, the lab's step is the chapter's step, then that."""
+    opened()
+    ask("step")
+    plain = [p.data for p in lab._lab.model.parameters()]
+    decayed = {**lab.BOOK, "decay": "0.01"}
+    opened(settings=decayed)
+    frame = ask("step", settings=decayed)["frame"]
+    rate = frame["rates"][0]
+    for before, after in zip(plain, (p.data for p in lab._lab.model.parameters())):
+        assert math.isclose(after, before * (1 - 2 * 0.01 * rate), rel_tol=1e-12, abs_tol=1e-300)
+    for _ in range(2):
+        frame = ask("step", settings=decayed)["frame"]
+    assert frame["losses"] == run_with(book, [1.0] * 3, decay=0.01)[0]
+    assert frame["losses"][1:] != book["losses"][1:3]  # the decay changed the run
+
+
+def test_another_network_starts_again_from_the_seed_and_says_so(book):
+    opened()
+    ask("step")
+    frame = ask("draw", settings={**lab.BOOK, "hidden": "8"})["frame"]  # a field changed
+    assert frame["step"] == 0 and frame["losses"] == []
+    assert frame["note"].startswith("A new network: hidden layers 8, relu, from seed 0.")
+    for _ in range(3):
+        frame = ask("step", settings={**lab.BOOK, "hidden": "8"})["frame"]
+    assert frame["losses"] == run_with(book, [1.0] * 3, hidden=[8])[0]
+    assert len(frame["units"]) == 1 and len(frame["units"][0]["units"]) == 8
+    back = ask("step", settings=lab.BOOK)["frame"]  # the book's network again, a step taken
+    assert back["losses"] == book["losses"][:1]
+
+
+def test_at_rate_3_the_unit_maps_tell_the_chapters_story_of_dead_units():
+    """After the step that throws the loss to 94.5, 8 of the second layer's 16 units are
+    still active; accuracy climbs back to 84 % at step 9; at step 11 the layer dies."""
+    fast = {**lab.BOOK, "rate": "3.0"}
+    opened(settings=fast)
+    frames = [ask("step", settings=fast)["frame"] for _ in range(12)]
+    assert round(frames[2]["losses"][2], 1) == 94.5
+    assert frames[1]["units"][1]["summary"].startswith("Hidden layer 2: 8 of 16 units active")
+    assert frames[9]["accuracies"][9] == 0.84
+    assert frames[10]["units"][1]["summary"].startswith("Hidden layer 2: 3 of 16")
+    assert frames[11]["units"][1]["summary"].startswith("Hidden layer 2: 0 of 16 units active")
+    dead = frames[11]["units"][1]["units"]
+    assert all(
+        u["dead"] and u["text"].endswith("dead, 0 at every one of the 100 training points")
+        for u in dead
+    )
+
+
+def test_new_data_goes_on_with_the_network_and_added_points_are_trained_on(book):
+    opened()
+    ask("step")
+    noisy = {**lab.BOOK, "noise": "0.2"}
+    frame = ask("step", settings=noisy)["frame"]
+    assert frame["step"] == 2 and frame["note"].startswith("New data: 200 points, noise 0.2.")
+    assert lab._lab.ns["X_train"] == book["make_moons"](200, 0.2, 0)[0][:100]
+    frame = ask("add", settings=noisy, point=[0.5, 0.25], label=1)["frame"]
+    assert lab._lab.ns["X_train"][-1] == [0.5, 0.25] and lab._lab.ns["Y_train"][-1] == 1.0
+    assert frame["added"] == "0.500,0.250,1" and "added=0.500%2C0.250%2C1" in frame["address"]
+    assert ask("clear", settings=noisy)["frame"]["added"] == ""
+    assert len(lab._lab.ns["X_train"]) == 100
+
+
+def test_an_address_reproduces_the_run():
+    chosen = {**lab.BOOK, "rate": "0.7", "hidden": "6, 4", "activation": "tanh", "noise": "0.15"}
+    chosen |= {"points": "120", "decay": "0.001", "seed": "3"}
+    opened(settings=chosen)
+    for point, label in (([0.1, 0.2], 1), ([1.5, -0.2], -1)):
+        ask("add", settings=chosen, point=point, label=label)
+    for _ in range(5):
+        first = ask("step", settings=chosen)["frame"]
+    fields, added = lab.from_address(first["address"])
+    assert fields == chosen and added == first["added"]
+    opened(settings=fields, added=added)
+    for _ in range(5):
+        again = ask("step", settings=fields)["frame"]
+    assert again["losses"] == first["losses"] and again["accuracies"] == first["accuracies"]
+    assert lab.address(lab.settings(lab.BOOK), []) == ""  # the book's settings: a bare page
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("decay", "-0.1", "The weight decay must be a number from 0 to 0.1"),
+        ("decay", "1", "The weight decay must be a number from 0 to 0.1"),
+        ("hidden", "17", "The hidden layers must be 0 to 3 sizes from 1 to 16"),
+        ("hidden", "4, 4, 4, 4", "The hidden layers must be 0 to 3 sizes from 1 to 16"),
+        ("hidden", "4; x", "The hidden layers must be 0 to 3 sizes from 1 to 16"),
+        ("activation", "sigmoid", "The activation must be relu (the book's) or tanh"),
+        ("noise", "inf", "The noise must be a number from 0 to 1.0"),
+        ("points", "7", "The number of points must be a whole number from 8 to 1000"),
+        ("points", "many", "The number of points must be a whole number from 8 to 1000"),
+    ],
+)
+def test_bad_values_of_the_new_controls_are_refused_and_the_lab_keeps_its_state(field, value, says):
+    opened()
+    ask("step")
+    refused = ask("draw", settings={**lab.BOOK, field: value})
+    assert set(refused) == {"refused"} and refused["refused"].startswith(says)
+    assert repr(value) in refused["refused"]
+    frame = ask("draw")["frame"]
+    assert frame["step"] == 1 and frame["settings"] == lab.BOOK | {"rate": "1.0"}
+
+
+@pytest.mark.parametrize(
+    ("point", "label", "says"),
+    [
+        ([9.0, 0.0], 1, "The point (9.0, 0.0) is outside the plane drawn"),
+        ([0.1, "x"], 1, "A point is added with two numbers and a label 1 or -1"),
+        ([0.1, 0.1], 0, "A point is added with two numbers and a label 1 or -1"),
+    ],
+)
+def test_bad_points_are_refused_and_the_data_kept(point, label, says):
+    opened()
+    ask("step")
+    refused = ask("add", point=point, label=label)["refused"]
+    assert refused.startswith(says)
+    assert len(lab._lab.ns["X_train"]) == 100 and ask("draw")["frame"]["added"] == ""
+
+
+def test_a_bad_added_point_in_the_address_is_refused():
+    refused = opened(added="0.1,0.2,1;0.3,oops,-1")["refused"]
+    assert refused.startswith("An added point must be x,y,label") and "'0.3,oops,-1'" in refused
+
+
+# --- read like a chart ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (1e9, "1.0e9"),
+        (2.3585139093566622e25, "2.4e25"),
+        (1.5e-5, "1.5e-5"),
+        (0.9675, "0.9675"),
+        (94.519, "94.52"),
+        (1234.5, "1234"),
+        (0.0, "0"),
+        (math.inf, "infinite"),
+        (math.nan, "not a number"),
+    ],
+)
+def test_numbers_are_formatted_for_people(value, shown):
+    assert lab.human(value) == shown
+
+
+def test_a_diverged_run_says_so_in_words_and_stops():
+    wild = {**lab.BOOK, "rate": "1e9"}
+    opened(settings=wild)
+    for _ in range(5):
+        frame = ask("step", settings=wild)["frame"]
+    assert frame["done"] and frame["step"] == 2  # stopped at the step the loss leapt
+    assert frame["problem"].startswith("Training diverged: the loss is 2.4e25 at step 1")
+    assert frame["status"].endswith("Training stopped.")
+    assert all(len(text) < 160 for text in [frame["status"], *frame["readouts"]])
+    assert ">1e26<" in frame["curves"]  # the axis reaches it, labelled
+
+
+def test_the_chart_has_axes_ticks_and_a_sentence_for_every_step():
+    opened()
+    for _ in range(3):
+        frame = ask("step")["frame"]
+    curves = frame["curves"]
+    for tick in (">0<", ">20<", ">80<", ">0 %<", ">100 %<", ">1<", ">10<", "loss (log scale)"):
+        assert tick in curves, tick
+    assert frame["readouts"][0].startswith("Step 0: loss 0.9675, training accuracy 45 %")
+    assert len(frame["readouts"]) == 3 and frame["chart"]["last"] == 99
+
+
+# --- a weight, read and set ------------------------------------------------------------------
+
+
+def test_a_weight_is_read_and_set_and_training_goes_on_from_there(book):
+    opened()
+    ask("step")
+    read = ask("weight", which="2, 3, 4")["frame"]
+    p = lab._lab.model.layers[1].neurons[2].w[3]
+    assert read["weight"] == f"Weight 2, 3, 4: {lab.human(p.data)}, gradient {lab.human(p.grad)}."
+    assert "weight 2, 3, 4: " in read["network"]  # a line names it, for a pointer
+    frame = ask("set", which="2, 3, b", value="0.5")["frame"]
+    assert lab._lab.model.layers[1].neurons[2].b.data == 0.5 and frame["step"] == 1
+    assert frame["note"] == "Weight 2, 3, b set to 0.5000: training goes on from here."
+    model = book["make_model"](0)
+    book["train_step"](model, book["learning_rate"](0, 100, 1.0))
+    model.layers[1].neurons[2].b.data = 0.5
+    expected = book["train_step"](model, book["learning_rate"](1, 100, 1.0))[0]
+    assert ask("step")["frame"]["losses"][1] == expected
+
+
+@pytest.mark.parametrize(
+    ("which", "value", "says"),
+    [
+        ("4, 1, 1", "0", "A weight is named by its layer, its unit and its input"),
+        ("1, 17, 1", "0", "A weight is named by its layer, its unit and its input"),
+        ("1, 1, 3", "0", "A weight is named by its layer, its unit and its input"),
+        ("1, 0, 1", "0", "A weight is named by its layer, its unit and its input"),
+        ("1 1", "0", "A weight is named by its layer, its unit and its input"),
+        ("1, 1, 1", "big", "A weight is set to a number, such as 0.5; 'big' is not."),
+        ("1, 1, 1", "inf", "A weight is set to a number, such as 0.5; 'inf' is not."),
+    ],
+)
+def test_a_bad_weight_or_value_is_refused_and_the_network_kept(which, value, says):
+    opened()
+    ask("step")
+    before = [p.data for p in lab._lab.model.parameters()]
+    refused = ask("set", which=which, value=value)["refused"]
+    assert refused.startswith(says)
+    assert [p.data for p in lab._lab.model.parameters()] == before
+
+
+# --- one step, taken apart (tools/page/lab_apart.py) ---------------------------------------
+
+
+def test_the_step_taken_apart_gives_backwards_gradients_for_that_point_in_its_order(book):
+    opened()
+    for _ in range(3):
+        ask("step")
+    first = ask("apart", point="")["apart"]
+    rec = lab._lab.apart
+    assert first["index"] == 0 and first["count"] == 1 + 3 + 1 + 33 + 1
+    assert first["text"].startswith(f"Forward: training point {rec.index + 1}, at (")
+    # The same network, in CPython: its gradients for that point's hinge term.
+    model = book["make_model"](0)
+    for k in range(3):
+        book["train_step"](model, book["learning_rate"](k, 100, 1.0))
+    x, y = book["X_train"][rec.index], book["Y_train"][rec.index]
+    assert y * model(x).data < 1  # the first point that pulls, as the lab chose
+    assert all(
+        y2 * model(x2).data >= 1 for x2, y2 in zip(book["X_train"][: rec.index], book["Y_train"])
+    )
+    for p in model.parameters():
+        p.grad = 0.0
+    loss = (1 - y * model(x)).relu()
+    loss.backward()
+    expected = [
+        [[w.grad for w in n.w] + [n.b.grad] for n in layer.neurons] for layer in model.layers
+    ]
+    assert rec.grads == expected and rec.loss == loss.data
+    assert rec.order[0] == (2, 0) and rec.order[-1][0] == 0  # the output first, layer 1 last
+    # Each backward part names the unit whose gradients arrive, with those numbers.
+    n = 1 + 3 + 1
+    for s in (n, n + 5, n + 32):
+        k, j = rec.order[s - n]
+        text = ask("apart-stage", stage=s)["apart"]["text"]
+        assert f"unit {j + 1} of " in text and lab.human(expected[k][j][-1]) in text
+    last = ask("apart-stage", stage=first["count"] - 1)["apart"]
+    assert last["text"].startswith(f"Update: each weight moves by the rate ({lab.human(rec.rate)})")
+    assert [p.grad for p in lab._lab.model.parameters()] != [0.0] * 337  # the lab's kept
+    assert ask("step")["frame"]["losses"] == book["losses"][:4]  # and its run unchanged
+
+
+def test_a_bad_point_to_take_apart_is_refused():
+    opened()
+    for which in ("0", "101", "first"):
+        refused = ask("apart", point=which)["refused"]
+        assert refused.startswith("The point to take a step apart on is a training point's number")
+
+
+def test_a_refused_point_with_a_new_network_asked_for_keeps_the_run():
+    opened()
+    for _ in range(2):
+        ask("step")
+    refused = ask("add", settings={**lab.BOOK, "hidden": "4"}, point=[9.0, 0.0], label=1)
+    assert refused["refused"].startswith("The point (9.0, 0.0) is outside the plane drawn")
+    frame = ask("draw")["frame"]
+    assert frame["step"] == 2 and len(frame["units"][0]["units"]) == 16  # the run it had
+
+
+def test_a_seed_typed_mid_run_is_said_to_wait_for_reset_once():
+    opened()
+    ask("step")
+    other = {**lab.BOOK, "seed": "5"}
+    frame = ask("step", settings=other)["frame"]
+    assert frame["note"] == (
+        "The seed makes the starting network: 5 is used at Reset; until then the run goes "
+        "on from seed 0."
+    )
+    assert frame["step"] == 2 and ask("step", settings=other)["frame"]["note"] == ""
+    assert ask("reset", settings=other)["frame"]["settings"]["seed"] == "5"

@@ -341,7 +341,10 @@ def test_the_lab_shows_each_frame_and_refusal_that_python_answers(chromium, serv
     shutil.copytree(ASSETS / "lab", folder / "lab" / "lab")
     engine, book = book_engine(), {**lab.BOOK}
     steps = [  # what the reader does, and the request it makes
-        ("reset", {"action": "open", "settings": book, "gradients": False, "codes": {}}),
+        (
+            "reset",
+            {"action": "open", "settings": book, "gradients": False, "codes": {}, "added": ""},
+        ),
         ("step", {"action": "step", "settings": book, "gradients": False}),
         ("gradients", {"action": "draw", "settings": book, "gradients": True}),
         ("step", {"action": "step", "settings": {**book, "rate": "fast"}, "gradients": True}),

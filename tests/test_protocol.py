@@ -83,7 +83,8 @@ def test_a_learner_check_sends_events_and_a_table_of_the_protocol(learner_check)
 
 @pytest.fixture(scope="module")
 def lab_steps() -> list[dict]:
-    """The lab opened, stepped, trained a slice, drawn, and refused, as the worker sends it."""
+    """The lab opened, stepped, trained a slice, drawn, and refused; a point added and
+    cleared, a weight read and set, a step taken apart: as the worker sends it."""
     engine, sent = engine_json(DOCS), []
     requests = [
         {"action": "open", "settings": lab.BOOK, "page": json.dumps(page_fences(LAB_PAGE))},
@@ -91,6 +92,12 @@ def lab_steps() -> list[dict]:
         {"action": "train", "settings": lab.BOOK, "gradients": False},
         {"action": "draw", "settings": lab.BOOK},
         {"action": "step", "settings": {**lab.BOOK, "rate": "fast"}},
+        {"action": "add", "settings": lab.BOOK, "point": [0.5, 0.25], "label": 1},
+        {"action": "clear", "settings": lab.BOOK},
+        {"action": "weight", "settings": lab.BOOK, "which": "1, 2, b"},
+        {"action": "set", "settings": lab.BOOK, "which": "1, 2, b", "value": "0.5"},
+        {"action": "apart", "settings": lab.BOOK, "point": ""},
+        {"action": "apart-stage", "settings": lab.BOOK, "stage": 5},
     ]
     for request in requests:
         text = json.dumps(request)
@@ -103,8 +110,9 @@ def lab_steps() -> list[dict]:
 
 def test_lab_steps_answer_with_frames_and_a_refusal_of_the_protocol(lab_steps):
     answers = [json.loads(m["answer"]) for m in lab_steps if "answer" in m]
-    assert [next(iter(a)) for a in answers] == ["frame"] * 4 + ["refused"]
-    assert "boundary" in answers[0]["frame"] and "learning rate" in answers[-1]["refused"]
+    kinds = ["frame"] * 4 + ["refused"] + ["frame"] * 4 + ["apart"] * 2
+    assert [next(iter(a)) for a in answers] == kinds
+    assert "boundary" in answers[0]["frame"] and "learning rate" in answers[4]["refused"]
 
 
 # (family, message, what the error says: None if it is a message of the family)
@@ -136,7 +144,8 @@ CASES = [
      "message has one of the fields start, passed, wording, failed, waits, blocked to name "
      "its kind; this one has none (its fields: )"),
     ("lab request", {"action": "fly", "settings": {}},
-     "lab request: unknown kind action=\"fly\" (known: open, reset, step, train, draw)"),
+     "lab request: unknown kind action=\"fly\" (known: open, reset, step, train, draw, clear, "
+     "add, weight, set, apart, apart-stage)"),
     ("the page", {}, "protocol: no family \"the page\""),
 ]  # fmt: skip
 

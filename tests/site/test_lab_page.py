@@ -1,7 +1,10 @@
 """The two-moons lab in Chromium: it trains with the page's engine, in the page's one Python,
 and gives the chapter's own numbers; Pause, Step, another rate, bad input, a learner's
 engine with a planted bug, the keyboard, light and dark and a phone's width, and the page
-opened from disk. One tab serves the tests that need Python: it starts once.
+opened from disk. Read like a chart (the step under the pointer or the arrow keys), a rate
+changed mid-run, another network, points added with the keyboard, a diverged run, focus
+shown on every control, and the page's address. One tab serves the tests that need
+Python: it starts once (and again once, for the learner's engine).
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ import pytest
 from benchmarks.drive import bar, code
 from tests.helpers.browser import DESKTOP, PHONE, Watch, fence_with, python_workers, requests_for
 from tests.helpers.site import url_path
-from tests.test_lab import LAB_PAGE, STEPS, book  # noqa: F401 (book: the chapter's numbers)
+from tests.test_lab import LAB_PAGE, STEPS, book, run_with  # noqa: F401 (book: the chapter's)
 from tools import ROOT
+from tools.page.lab_draw import human as lab_human
 from tools.site.lab import FILE_NOTE
 
 pytestmark = pytest.mark.usefixtures("runtime")
@@ -147,7 +151,7 @@ def test_the_keyboard_alone_trains_and_steps(tab):
     tab.wait_for_function(f"{FRAME}.step === 1")
     order = []
     tab.locator(".lab-rate").focus()
-    for _ in range(8):
+    for _ in range(20):
         tab.keyboard.press("Tab")
         order.append(tab.evaluate("document.activeElement.className"))
         if tab.evaluate("document.activeElement.classList.contains('lab-step')"):
@@ -158,6 +162,269 @@ def test_the_keyboard_alone_trains_and_steps(tab):
     tab.wait_for_function(f"{FRAME}.step === 2")
     tab.wait_for_selector(".lab[data-state=idle]")
     assert "2 of 100 steps done." in tab.locator(".lab-status").text_content()
+
+
+def test_the_chart_reads_the_step_under_the_pointer_and_the_arrow_keys(tab):
+    fill(tab, rate="1.0", steps="100", seed="0")
+    press(tab, "reset")
+    for _ in range(4):
+        press(tab, "step")
+    readouts = frame(tab)["readouts"]
+    assert readouts[0].startswith("Step 0: loss 0.9675, training accuracy 45 %")
+    chart = tab.locator(".lab-curves-here")
+    for tick in ("loss (log scale)", "100 %", "50", "step"):
+        assert tick in chart.locator("svg").text_content(), tick
+    readout = tab.locator(".lab-readout")
+    assert readout.text_content() == readouts[3]  # the last step, with no pointer
+    box = chart.locator("svg").bounding_box()
+    geometry = frame(tab)["chart"]
+    x = (
+        box["x"]
+        + (geometry["left"] + 2 / geometry["last"] * (geometry["right"] - geometry["left"]))
+        * box["width"]
+        / geometry["width"]
+    )
+    tab.mouse.move(x, box["y"] + box["height"] / 2)
+    assert readout.text_content() == readouts[2]
+    assert chart.locator(".lab-cursor").get_attribute("visibility") == "visible"
+    chart.focus()
+    tab.keyboard.press("Home")
+    assert chart.get_attribute("aria-valuetext") == readouts[0] == readout.text_content()
+    tab.keyboard.press("ArrowRight")
+    assert chart.get_attribute("aria-valuetext") == readouts[1]
+    assert chart.get_attribute("aria-valuenow") == "1" and chart.get_attribute("role") == "slider"
+    tab.mouse.move(0, 0)
+
+
+def test_a_rate_changed_between_steps_gives_that_schedules_losses_without_a_reset(tab, book):  # noqa: F811
+    fill(tab, rate="1.0", steps="100", seed="0", decay="0")
+    press(tab, "reset")
+    for _ in range(3):
+        press(tab, "step")
+    fill(tab, rate="0.5")
+    for _ in range(3):
+        press(tab, "step")  # the change is taken as the focus leaves the field, then the step
+    stepped = frame(tab)
+    assert stepped["step"] == 6 and stepped["losses"] == run_with(book, [1.0] * 3 + [0.5] * 3)[0]
+    assert tab.locator(".lab-note").is_hidden()  # no new network: nothing to say
+    assert "rate=0.5" in tab.evaluate("location.search")  # the address keeps the settings
+    # While training: the next slice takes the rate, and the run goes on from where it was.
+    tab.locator(".lab-train").click()
+    tab.wait_for_function(f"{FRAME}.step >= 8")
+    fill(tab, rate="0.25")
+    # At the same step, a first rate of 0.25 gives half what 0.5 gives: the change is seen.
+    tab.wait_for_function(
+        f"{FRAME}.rates.at(-1) < 0.75 * 0.5 * (1 - 0.9 * ({FRAME}.rates.length - 1) / 100) "
+        f"|| {FRAME}.done"
+    )
+    tab.locator(".lab-pause").click()
+    tab.wait_for_selector(".lab[data-state=idle]")
+    rates = frame(tab)["rates"]
+    changed = next(k for k, rate in enumerate(rates) if rate < 0.75 * 0.5 * (1 - 0.9 * k / 100))
+    assert changed >= 8 and rates[changed] == book["learning_rate"](changed, 100, 0.25)
+    assert rates[:changed] == [
+        book["learning_rate"](k, 100, 0.5 if k >= 3 else 1.0) for k in range(changed)
+    ]
+    fill(tab, rate="1.0")
+
+
+def test_another_network_starts_again_and_its_units_are_drawn_with_words(tab):
+    fill(tab, rate="1.0", steps="100", seed="0")
+    press(tab, "reset")
+    press(tab, "step")
+    assert tab.locator(".lab-units canvas").count() == 32
+    tab.locator(".lab-hidden").fill("8, 4")
+    tab.locator(".lab-activation").select_option("tanh")
+    tab.wait_for_function(f"{FRAME}.settings.activation === 'tanh'")
+    tab.wait_for_selector(".lab[data-state=idle]")
+    assert frame(tab)["step"] == 0
+    note = tab.locator(".lab-note").text_content()
+    assert note.startswith("A new network: hidden layers 8, 4, tanh, from seed 0.")
+    assert note in tab.locator(".lab-status").text_content()  # told to screen readers
+    maps = tab.locator(".lab-units canvas")
+    assert maps.count() == 12
+    assert maps.first.get_attribute("aria-label").startswith("Unit 1 of hidden layer 1 (tanh): ")
+    summaries = tab.locator(".lab-units-summary").all_text_contents()
+    assert summaries == [
+        "Hidden layer 1: 8 of 8 units active",
+        "Hidden layer 2: 4 of 4 units active",
+    ]
+    for name, value in [("hidden", "17"), ("noise", "-1"), ("points", "3"), ("decay", "2")]:
+        tab.locator(f".lab-{name}").fill(value)
+        press(tab, "step")
+        assert (
+            tab.locator(".lab-problem")
+            .text_content()
+            .endswith(f"{value!r} is not. Change it and try again.")
+        )
+        assert frame(tab)["step"] == 0 and frame(tab)["settings"]["hidden"] == "8, 4"
+        tab.locator(f".lab-{name}").fill(
+            {"hidden": "8, 4", "noise": "0.1", "points": "200", "decay": "0"}[name]
+        )
+    tab.locator(".lab-hidden").fill("16, 16")
+    tab.locator(".lab-activation").select_option("relu")
+    press(tab, "reset")
+
+
+def test_points_are_added_from_the_keyboard_of_either_moon(tab):
+    fill(tab, rate="1.0", steps="100", seed="0")
+    press(tab, "reset")
+    plane = tab.locator(".lab-boundary-here")
+    plane.focus()
+    tab.keyboard.press("ArrowLeft")
+    assert tab.locator(".lab-cross").count() == 1
+    tab.keyboard.press("Enter")
+    tab.wait_for_function(f"{FRAME}.added.split(';').length === 1 && {FRAME}.added !== ''")
+    tab.locator(".lab-label").focus()
+    tab.keyboard.press("ArrowDown")  # the outer moon
+    plane.focus()
+    tab.keyboard.press("ArrowUp")
+    tab.keyboard.press("Space")
+    tab.wait_for_function(f"{FRAME}.added.split(';').length === 2")
+    tab.wait_for_selector(".lab[data-state=idle]")
+    labels = [point.split(",")[2] for point in frame(tab)["added"].split(";")]
+    assert labels == ["1", "-1"] and "added=" in tab.evaluate("location.search")
+    assert (
+        tab.locator(".lab-note")
+        .text_content()
+        .startswith("Added a training point of the outer moon")
+    )
+    assert tab.locator(".lab-dot").count() == 102
+    press(tab, "clear")
+    assert frame(tab)["added"] == "" and "added" not in tab.evaluate("location.search")
+    tab.locator(".lab-label").select_option("1")
+
+
+def test_a_weight_is_read_by_click_or_typing_and_set_by_typing(tab):
+    fill(tab, rate="1.0", steps="100", seed="0")
+    press(tab, "reset")
+    press(tab, "step")
+    line = tab.locator('.lab-network line[data-weight="3, 1, 5"]')
+    assert line.locator("title").text_content().startswith("weight 3, 1, 5: ")
+    line.dispatch_event("click")
+    tab.wait_for_function(f"{FRAME}.weight.startsWith('Weight 3, 1, 5: ')")
+    tab.wait_for_selector(".lab[data-state=idle]")
+    assert tab.locator(".lab-which").input_value() == "3, 1, 5"
+    now = tab.locator(".lab-weight-now")
+    assert now.text_content() == frame(tab)["weight"] and ", gradient " in now.text_content()
+    tab.locator(".lab-which").fill("1, 2, b")
+    tab.locator(".lab-value").fill("0.25")
+    tab.locator(".lab-value").press("Enter")
+    tab.wait_for_function(f"{FRAME}.weight.startsWith('Weight 1, 2, b: 0.2500,')")
+    tab.wait_for_selector(".lab[data-state=idle]")
+    assert tab.locator(".lab-note").text_content().startswith("Weight 1, 2, b set to 0.2500")
+    tab.locator(".lab-value").fill("lots")
+    press(tab, "set")
+    assert "'lots' is not" in tab.locator(".lab-problem").text_content()
+    press(tab, "step")
+    assert frame(tab)["step"] == 2  # training went on from the weight set
+
+
+def test_one_step_taken_apart_shows_the_engines_gradients_with_the_keyboard(tab, book):  # noqa: F811
+    fill(tab, rate="1.0", steps="100", seed="0")
+    press(tab, "reset")
+    tab.locator(".lab-apart summary").click()
+    tab.locator(".lab-point").fill("")
+    press(tab, "take-apart")
+    text = tab.locator(".lab-apart-text")
+    assert text.text_content().startswith("Part 1 of 39. Forward: training point ")
+    assert text.get_attribute("aria-live") == "polite"
+    index = int(text.text_content().split("training point ")[1].split(",")[0]) - 1
+    model = book["make_model"](0)  # the same network and point, in CPython
+    x, y = book["X_train"][index], book["Y_train"][index]
+    for p in model.parameters():
+        p.grad = 0.0
+    (1 - y * model(x)).relu().backward()
+    output = model.layers[-1].neurons[0]
+    tab.locator(".lab-apart-here").focus()
+    for part in range(2, 7):
+        tab.keyboard.press("ArrowRight")
+        tab.wait_for_function(
+            f"document.querySelector('.lab-apart-text').textContent.startsWith('Part {part} ')"
+        )
+    first_back = text.text_content()  # part 6: the output unit's gradients arrive first
+    assert first_back.startswith("Part 6 of 39. Backward (1 of 33): unit 1 of the output gets")
+    assert first_back.endswith(f"bias {lab_human(output.b.grad)}.")
+    assert all(lab_human(w.grad) in first_back for w in output.w)
+    assert tab.locator(".lab-apart-here .lab-plus, .lab-apart-here .lab-minus").count() == 16
+    press(tab, "back")
+    assert text.text_content().startswith("Part 5 of 39. Loss: the score is ")
+    tab.locator(".lab-apart-here").focus()
+    tab.keyboard.press("End")
+    tab.wait_for_function(
+        "document.querySelector('.lab-apart-text').textContent.startsWith('Part 39 ')"
+    )
+    assert "Update: each weight moves by the rate (1.0000)" in text.text_content()
+    assert tab.locator(".lab-next").is_disabled() and frame(tab)["step"] == 0  # not stepped
+    tab.locator(".lab-point").fill("0")
+    press(tab, "take-apart")
+    assert "'0' is not" in tab.locator(".lab-problem").text_content()
+
+
+def test_a_diverged_run_says_so_and_stops(tab):
+    fill(tab, rate="1e9", steps="100", seed="0")
+    press(tab, "reset")
+    tab.locator(".lab-train").click()
+    tab.wait_for_function(f"{FRAME}.done")
+    tab.wait_for_selector(".lab[data-state=idle]")
+    done = frame(tab)
+    assert done["step"] == 2 and tab.locator(".lab-problem").text_content().startswith(
+        "Training diverged: the loss is 2.4e25 at step 1"
+    )
+    assert tab.locator(".lab-readout").text_content().startswith("Step 1: loss 2.4e25,")
+    assert tab.locator(".lab-status").text_content().endswith("Training stopped.")
+    fill(tab, rate="1.0")
+    press(tab, "reset")
+    assert tab.evaluate("location.search") == ""  # the book's settings: a bare address
+
+
+# The focused element shows it: an outline, or (the Run buttons' way) another background.
+SHOWS_FOCUS = """(() => {
+  const e = document.activeElement, s = getComputedStyle(e);
+  if (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) return true;
+  const focused = s.backgroundColor;
+  e.blur();
+  const unfocused = getComputedStyle(e).backgroundColor;
+  e.focus();
+  return focused !== unfocused;
+})()"""
+
+
+def test_every_control_shows_the_focus(tab):
+    controls = ".lab input, .lab select, .lab button:not(:disabled), .lab [tabindex], .lab summary"
+    tab.locator(".lab-rate").focus()
+    seen = {}
+    for _ in range(40):
+        element = tab.evaluate(
+            "document.activeElement.matches('.lab *') ? document.activeElement.className : null"
+        )
+        if element is None:
+            break
+        seen[element] = tab.evaluate(SHOWS_FOCUS)
+        tab.keyboard.press("Tab")
+    focusable = tab.locator(controls).evaluate_all(
+        "nodes => nodes.filter(n => n.offsetParent).length"
+    )
+    assert len(seen) >= focusable - 1, seen  # Tab went through them (less the one started from)
+    assert all(seen.values()), [name for name, shown in seen.items() if not shown]
+    for name in (
+        "lab-rate",
+        "lab-gradients",
+        "lab-activation",
+        "lab-curves-here",
+        "lab-boundary-here",
+    ):
+        assert any(name in element for element in seen), (name, seen)
+
+
+def test_chapter_1s_nudge_slider_shows_the_focus(open_page, built_site):
+    tab = open_page((built_site / "01-what-autograd-records.html").as_uri())
+    tab.locator(".nudge-slider").wait_for()
+    tab.keyboard.press("Tab")
+    tab.locator(".nudge-slider").focus()
+    tab.keyboard.press("ArrowRight")
+    style = tab.locator(".nudge-slider").evaluate("e => getComputedStyle(e).outlineStyle")
+    assert style != "none", "the nudge slider shows no focus"
 
 
 def test_a_learner_engine_with_a_planted_bug_fails_to_learn_and_the_lab_says_so(tab, book):  # noqa: F811
@@ -216,7 +483,11 @@ def test_the_lab_fits_and_shows_in_light_dark_and_on_a_phone(tab, look, tmp_path
 
 
 def test_opened_from_disk_the_lab_says_it_needs_the_served_site(open_page, built_site):
-    tab = open_page((built_site / LAB_PAGE.with_suffix(".html").name).as_uri())
+    address = "?rate=0.5&hidden=8%2C+4&activation=tanh"  # a shared link: the fields take it
+    tab = open_page((built_site / LAB_PAGE.with_suffix(".html").name).as_uri() + address)
+    assert tab.locator(".lab-rate").input_value() == "0.5"
+    assert tab.locator(".lab-hidden").input_value() == "8, 4"
+    assert tab.locator(".lab-activation").input_value() == "tanh"
     problem = tab.locator(".lab-problem")
     problem.wait_for()
     assert problem.text_content() == FILE_NOTE

@@ -6,9 +6,20 @@ the lab then calls the chapter's own functions, so the book's settings give exac
 chapter's losses and accuracies. The engine is the page's (the book's, as of the
 chapter), or a learner's engine: the text of a whole ``micrograd.py``, kept by learner mode
 in the browser. Everything the lab shows is decided here and handed over as JSON (text,
-and SVG drawn from plain floats read from the parameters); docs/assets/lab/lab.js only
-puts it in the page. ``answer(request, engine)`` is what the page's worker calls.
+and SVG drawn by tools/page/lab_draw.py); docs/assets/lab/lab.js only puts it in the page.
+``answer(request, engine)`` is what the page's worker calls.
+
+Between two steps the reader may change anything: the rate, the weight decay and the
+number of steps take effect at the next step; the hidden layers and the activation start a
+new network from the same seed; the data (noise, number of points, points added) is drawn
+again and training goes on with the network it has. The settings and the added points make
+the page's address (``address``), and an address makes them again (``from_address``).
 Standard library only: this file runs in the reader's browser (tools/page/).
+
+Messages (JSON both ways; the worker passes them as text) are tools/page/protocol.py's
+"lab request" (an ``action``, the ``settings`` as typed, and what the action needs) and
+"lab answer": a ``frame`` (``Lab.frame`` says what it holds), a part of the step taken
+``apart`` (lab_apart.stage), or ``refused`` (a message; the lab as it was).
 """
 
 from __future__ import annotations
@@ -16,13 +27,28 @@ from __future__ import annotations
 import ast
 import json
 import math
-import operator
 import time
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from urllib.parse import parse_qsl, urlencode
 
 from .bridge import chunks
 from .kernel import ENGINE
+from .lab_apart import ApartError, record, stage
+from .lab_draw import (  # noqa: F401 (float_layers, score, grid_scores: the tests' too)
+    active_counts,
+    boundary_svg,
+    chart_geometry,
+    chart_svg,
+    float_layers,
+    grid_scores,
+    human,
+    network_svg,
+    percent,
+    plane,
+    score,
+    unit_maps,
+)
 from .protocol import check
 from .run import Cell, Notebook
 
@@ -32,18 +58,38 @@ NEEDED = {
     "train_step": "takes one step of gradient descent, returning the loss and accuracy",
     "learning_rate": "gives the rate at a step of the schedule",
     "accuracy": "measures a model's accuracy on points",
+    "make_moons": "draws the two moons",
+    "MLP": "builds a network of another shape",
     "X_train": "the training points",
     "Y_train": "their labels",
     "X_held": "the held-out points",
     "Y_held": "their labels",
 }
-BOOK = {"rate": "1.0", "steps": "100", "seed": "0"}  # the chapter's own settings
+# The chapter's own settings (as the reader types them): its network, data and schedule.
+BOOK = {
+    "rate": "1.0",
+    "steps": "100",
+    "seed": "0",
+    "decay": "0",
+    "hidden": "16, 16",
+    "activation": "relu",
+    "noise": "0.1",
+    "points": "200",
+}
 MAX_STEPS = 1000
+MAX_LAYERS, MAX_UNITS = 3, 16  # hidden layers, and units in each
+MAX_DECAY = 0.1
+MAX_POINTS, MAX_ADDED = 1000, 200
+MAX_NOISE = 1.0
+DIVERGED = 1e6  # a loss above this, or not finite: the run has diverged and stops
 SLICE = 0.12  # seconds of training between two answers, so that Pause acts within 200 ms
-DRAW_EVERY = 0.15  # seconds between two drawings of the boundary and network while training
-GRID = 28  # the boundary's grid: GRID x GRID cells
+DRAW_EVERY = 0.1  # seconds between two drawings of the boundary, units and network while training
 ANNOUNCE_EVERY = 10  # steps between two statuses told to screen readers while training
 LEARNER = "your engine from learner mode"
+DATA_SEED = 0  # the chapter's make_moons(200, noise=0.1, seed=0)
+
+
+RUN_LISTS = ("losses", "train_acc", "held_acc", "rates", "readouts")  # a run's history
 
 
 class LabError(Exception):
@@ -55,39 +101,141 @@ class Settings:
     rate: float  # the first learning rate of the schedule
     steps: int
     seed: int
+    decay: float = 0.0  # weight decay: after each step, a step on decay * sum(p * p) alone
+    hidden: tuple[int, ...] = (16, 16)
+    activation: str = "relu"
+    noise: float = 0.1
+    points: int = 200
+
+    @property
+    def network(self) -> tuple:
+        return self.hidden, self.activation
+
+    @property
+    def data(self) -> tuple:
+        return self.noise, self.points
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _whole(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
 
 
 def settings(given: dict) -> Settings:
     """The lab's settings from what the reader typed; LabError says what to change."""
-    text = {name: str(given.get(name, "")).strip() for name in BOOK}
-    try:
-        rate = float(text["rate"])
-    except ValueError:
-        rate = math.nan
+    text = {name: str(given.get(name, BOOK[name])).strip() for name in BOOK}
+
+    def refuse(what: str, name: str):
+        raise LabError(f"{what}; {text[name]!r} is not. Change it and try again.")
+
+    rate = _number(text["rate"])
     if not (math.isfinite(rate) and rate > 0):
-        raise LabError(
-            f"The learning rate must be a positive number, such as 1.0 (the book's), "
-            f"0.1 or 3.0; {text['rate']!r} is not. Change it and try again."
+        refuse(
+            "The learning rate must be a positive number, such as 1.0 (the book's), 0.1 or 3.0",
+            "rate",
         )
-    try:
-        steps = int(text["steps"])
-    except ValueError:
-        steps = 0
-    if not 1 <= steps <= MAX_STEPS:
-        raise LabError(
-            f"The number of steps must be a whole number from 1 to {MAX_STEPS}, such as 100 "
-            f"(the book's); {text['steps']!r} is not. Change it and try again."
+    steps = _whole(text["steps"])
+    if steps is None or not 1 <= steps <= MAX_STEPS:
+        refuse(
+            f"The number of steps must be a whole number from 1 to {MAX_STEPS}, "
+            "such as 100 (the book's)",
+            "steps",
         )
-    try:
-        seed = int(text["seed"])
-    except ValueError:
-        seed = -1
-    if not 0 <= seed < 2**32:
-        raise LabError(
-            f"The seed must be a whole number from 0 to {2**32 - 1}, such as 0 (the "
-            f"book's); {text['seed']!r} is not. Change it and try again."
+    seed = _whole(text["seed"])
+    if seed is None or not 0 <= seed < 2**32:
+        refuse(
+            f"The seed must be a whole number from 0 to {2**32 - 1}, such as 0 (the book's)", "seed"
         )
-    return Settings(rate, steps, seed)
+    decay = _number(text["decay"])
+    if not (math.isfinite(decay) and 0 <= decay <= MAX_DECAY):
+        refuse(
+            f"The weight decay must be a number from 0 to {MAX_DECAY}, such as 0 (the book's: "
+            "the loss's own 1e-4 penalty only) or 0.001",
+            "decay",
+        )
+    words = text["hidden"].replace(",", " ").split()
+    sizes = [_whole(word) for word in words] if text["hidden"].lower() != "none" else []
+    if len(sizes) > MAX_LAYERS or any(n is None or not 1 <= n <= MAX_UNITS for n in sizes):
+        refuse(
+            f"The hidden layers must be 0 to {MAX_LAYERS} sizes from 1 to {MAX_UNITS}, "
+            "such as '16, 16' (the book's), '8' or 'none'",
+            "hidden",
+        )
+    if text["activation"] not in ("relu", "tanh"):
+        refuse("The activation must be relu (the book's) or tanh", "activation")
+    noise = _number(text["noise"])
+    if not (math.isfinite(noise) and 0 <= noise <= MAX_NOISE):
+        refuse(
+            f"The noise must be a number from 0 to {MAX_NOISE}, such as 0.1 (the book's)", "noise"
+        )
+    points = _whole(text["points"])
+    if points is None or not 8 <= points <= MAX_POINTS:
+        refuse(
+            f"The number of points must be a whole number from 8 to {MAX_POINTS}, "
+            "such as 200 (the book's)",
+            "points",
+        )
+    return Settings(rate, steps, seed, decay, tuple(sizes), text["activation"], noise, points)
+
+
+def typed(chosen: Settings) -> dict:
+    """The settings as the page's fields show them (the inverse of ``settings``)."""
+    return {
+        "rate": repr(chosen.rate),
+        "steps": str(chosen.steps),
+        "seed": str(chosen.seed),
+        "decay": "0" if chosen.decay == 0 else repr(chosen.decay),
+        "hidden": ", ".join(map(str, chosen.hidden)) or "none",
+        "activation": chosen.activation,
+        "noise": repr(chosen.noise),
+        "points": str(chosen.points),
+    }
+
+
+def added_points(text: str) -> list[tuple[float, float, float]]:
+    """Points added by the reader, from the address's ``x,y,label;...``."""
+    found = []
+    for part in filter(None, text.split(";")):
+        pieces = part.split(",")
+        values = [_number(p) for p in pieces] if len(pieces) == 3 else [math.nan]
+        if not all(math.isfinite(v) for v in values) or values[2] not in (1.0, -1.0):
+            raise LabError(
+                f"An added point must be x,y,label with label 1 (inner) or -1 (outer); "
+                f"{part!r} is not. Fix the address, or open the page without it."
+            )
+        found.append(tuple(values))
+    if len(found) > MAX_ADDED:
+        raise LabError(f"At most {MAX_ADDED} points can be added; the address has {len(found)}.")
+    return found
+
+
+def added_text(added: list) -> str:
+    """The added points as the address keeps them (the inverse of ``added_points``)."""
+    return ";".join(f"{x:.3f},{y:.3f},{label:g}" for x, y, label in added)
+
+
+def address(chosen: Settings, added: list) -> str:
+    """The page's query for these settings and points: only what differs from the book's."""
+    pairs = [(k, v) for k, v in typed(chosen).items() if settings({k: v}) != settings({})]
+    if added:
+        pairs.append(("added", added_text(added)))
+    return "?" + urlencode(pairs) if pairs else ""
+
+
+def from_address(query: str) -> tuple[dict, str]:
+    """The fields' texts and the added points' text from a page's query (what it lacks is
+    the book's)."""
+    found = dict(parse_qsl(query.lstrip("?")))
+    return {k: found.get(k, v) for k, v in BOOK.items()}, found.get("added", "")
 
 
 def learner_module(text: str) -> types.ModuleType:
@@ -156,187 +304,6 @@ def chapter_namespace(page: str, engine: str, codes: dict, learner: str | None) 
     return book.namespace
 
 
-# --- plain floats read from the parameters ---------------------------------------------
-
-
-def float_layers(model) -> list | None:
-    """The model as plain floats, [(weights rows, biases, activation name), ...], or None if
-    it is not made of the book's layers of neurons (w, b, activation: relu, tanh, none)."""
-    try:
-        found = []
-        for layer in model.layers:
-            rows = [[w.data for w in n.w] for n in layer.neurons]
-            biases = [n.b.data for n in layer.neurons]
-            names = {getattr(n.activation, "__name__", None) for n in layer.neurons}
-            if len(names) != 1 or not names <= {"relu", "tanh", None}:
-                return None
-            found.append((rows, biases, names.pop()))
-        return found
-    except (AttributeError, TypeError):
-        return None
-
-
-def score(layers: list, point) -> float:
-    """The network's output at ``point``, in plain floats, summed in the engine's order."""
-    values = list(point)
-    for rows, biases, activation in layers:
-        out = []
-        for row, total in zip(rows, biases):
-            for w, x in zip(row, values):
-                total += w * x
-            if activation == "relu":
-                total = total if total > 0 else 0.0
-            elif activation == "tanh":
-                total = math.tanh(total)
-            out.append(total)
-        values = out
-    return values[0]
-
-
-def activate(values: list[float], activation: str | None) -> list[float]:
-    if activation == "relu":
-        return [v if v > 0 else 0.0 for v in values]
-    if activation == "tanh":
-        return [math.tanh(v) for v in values]
-    return values
-
-
-def grid_scores(layers: list, xs: list[float], ys: list[float]) -> list[list[float]]:
-    """The network's output at every (x, y) of a grid, row by row: quickly, in plain floats
-    (sums in any order: only the drawing uses these)."""
-    (first, biases, activation), rest = layers[0], layers[1:]
-    mul, out = operator.mul, []
-    for y in ys:
-        line = []
-        for x in xs:
-            values = activate(
-                [w0 * x + w1 * y + b for (w0, w1), b in zip(first, biases)], activation
-            )
-            for rows, bs, act in rest:
-                values = activate([sum(map(mul, row, values), b) for row, b in zip(rows, bs)], act)
-            line.append(values[0])
-        out.append(line)
-    return out
-
-
-# --- drawings: SVG text, in the page's colours (CSS classes of docs/assets/lab/lab.css) ----
-
-
-def _box(points) -> tuple[float, float, float, float]:
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    pad_x, pad_y = 0.1 * (max(xs) - min(xs)) or 1.0, 0.1 * (max(ys) - min(ys)) or 1.0
-    return min(xs) - pad_x, max(xs) + pad_x, min(ys) - pad_y, max(ys) + pad_y
-
-
-def boundary_svg(layers, scorer, train, held) -> str:
-    """The regions the network gives each moon, on a grid, with the points on top."""
-    x0, x1, y0, y1 = _box(train[0] + held[0])
-    width, height = 320, round(320 * (y1 - y0) / (x1 - x0))
-    cw, ch = width / GRID, height / GRID
-    xs = [x0 + (i + 0.5) * (x1 - x0) / GRID for i in range(GRID)]
-    ys = [y1 - (j + 0.5) * (y1 - y0) / GRID for j in range(GRID)]
-    if layers is not None and len(layers[0][0][0]) == 2:
-        scores = grid_scores(layers, xs, ys)
-    else:
-        scores = [[scorer((x, y)) for x in xs] for y in ys]
-    cells = []
-    for j, line in enumerate(scores):
-        i = 0
-        while i < GRID:  # a run of cells on one side, as one rectangle
-            inner = line[i] > 0
-            end = i + 1
-            while end < GRID and (line[end] > 0) == inner:
-                end += 1
-            side = "inner" if inner else "outer"
-            cells.append(
-                f'<rect class="lab-{side}-region" x="{i * cw:.1f}" y="{j * ch:.1f}" '
-                f'width="{(end - i) * cw:.1f}" height="{ch + 0.1:.1f}"/>'
-            )
-            i = end
-    sx = lambda x: (x - x0) / (x1 - x0) * width  # noqa: E731
-    sy = lambda y: (y1 - y) / (y1 - y0) * height  # noqa: E731
-    marks = []
-    for (points, labels), shape in ((train, "dot"), (held, "ring")):
-        for (x, y), label in zip(points, labels):
-            side = "inner" if label > 0 else "outer"
-            marks.append(
-                f'<circle class="lab-{side} lab-{shape}" cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3"/>'
-            )
-    return (
-        f'<svg class="lab-boundary" viewBox="0 0 {width} {height}" role="img" '
-        'aria-label="The regions the network gives each moon now, with the points: '
-        'training points filled, held-out points hollow">'
-        '<g class="lab-regions" shape-rendering="crispEdges">'
-        + "".join(cells)
-        + "</g>"
-        + "".join(marks)
-        + "</svg>"
-    )
-
-
-def curves_svg(losses, train_acc, held_acc, steps) -> str:
-    """The loss (log scale) and both accuracies over the steps so far, out of ``steps``."""
-    width, height, pad = 320, 160, 4
-    finite = [v for v in losses if math.isfinite(v) and v > 0] or [1.0]
-    low, high = math.log10(min(*finite, 0.01)), math.log10(max(*finite, 1.0))
-    top = max(high, low + 1)
-    sx = lambda k: pad + k / max(steps - 1, 1) * (width - 2 * pad)  # noqa: E731
-
-    def loss_y(v):
-        v = math.log10(min(max(v, 10**low), 10**top)) if math.isfinite(v) else top
-        return pad + (top - v) / (top - low) * (height - 2 * pad)
-
-    acc_y = lambda a: pad + (1 - a) * (height - 2 * pad)  # noqa: E731
-
-    def line(name, ys):
-        points = " ".join(f"{sx(k):.1f},{y:.1f}" for k, y in enumerate(ys))
-        return f'<polyline class="lab-{name}" points="{points}"/>' if ys else ""
-
-    return (
-        f'<svg class="lab-curves" viewBox="0 0 {width} {height}" role="img" aria-label="The '
-        'loss (log scale) and the training and held-out accuracy at each step so far">'
-        f'<rect class="lab-frame" x="0.5" y="0.5" width="{width - 1}" height="{height - 1}"/>'
-        + line("held-line", [acc_y(a) for a in held_acc])
-        + line("train-line", [acc_y(a) for a in train_acc])
-        + line("loss-line", [loss_y(v) for v in losses])
-        + "</svg>"
-    )
-
-
-def network_svg(layers, gradients=None) -> str:
-    """Every weight as a line, its colour its sign and its width its size; with
-    ``gradients`` (the same shape), the gradients instead."""
-    if layers is None:
-        return ""
-    shown = gradients if gradients is not None else [rows for rows, _, _ in layers]
-    sizes = [len(layers[0][0][0])] + [len(rows) for rows, _, _ in layers]
-    width, height = 320, 200
-    column = lambda k: 12 + k * (width - 24) / (len(sizes) - 1)  # noqa: E731
-    row = lambda n, j: height / 2 if n == 1 else 8 + j * (height - 16) / (n - 1)  # noqa: E731
-    biggest = max((abs(v) for rows in shown for r in rows for v in r), default=0) or 1.0
-    lines = []
-    for k, rows in enumerate(shown):
-        for j, weights in enumerate(rows):
-            for i, v in enumerate(weights):
-                sign = "plus" if v > 0 else "minus"
-                lines.append(
-                    f'<line class="lab-{sign}" x1="{column(k):.1f}" y1="{row(sizes[k], i):.1f}" '
-                    f'x2="{column(k + 1):.1f}" y2="{row(sizes[k + 1], j):.1f}" '
-                    f'stroke-width="{0.2 + 2.8 * abs(v) / biggest:.2f}"/>'
-                )
-    units = [
-        f'<circle class="lab-unit" cx="{column(k):.1f}" cy="{row(n, j):.1f}" r="3"/>'
-        for k, n in enumerate(sizes)
-        for j in range(n)
-    ]
-    what = "gradients" if gradients is not None else "weights"
-    return (
-        f'<svg class="lab-network" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="The network: each line one of its {what}, orange positive, blue '
-        f'negative, wider the larger">' + "".join(lines) + "".join(units) + "</svg>"
-    )
-
-
 # --- the lab ------------------------------------------------------------------------------
 
 
@@ -346,39 +313,148 @@ class Lab:
     def __init__(self, namespace: dict, engine_name: str):
         self.ns = namespace
         self.engine_name = engine_name  # "the page's engine" or LEARNER
-        self.failure: str | None = None  # why training stopped (a step raised)
+        self.failure: str | None = None  # why training stopped (a step raised, or diverged)
         self.drawn_at = 0.0
+        self.note = ""  # what the last change did, said once
+        self.watched = ""  # the weight the reader reads (Lab.weight names it)
+        self.apart = None  # the step taken apart (lab_apart.Record), once asked for
+        self.seed_told = None  # a seed the reader typed and was told waits for Reset
+        self.added: list[tuple[float, float, float]] = []
+        self.book_data = tuple(
+            namespace[name] for name in ("X_train", "Y_train", "X_held", "Y_held")
+        )
 
     def reset(self, chosen: Settings) -> None:
-        try:
-            model = self.ns["make_model"](chosen.seed)
-            model.parameters()
-        except Exception as error:
-            raise LabError(
-                f"`make_model({chosen.seed})` failed: {type(error).__name__}: {error}. "
-                "Fix the fence that defines it, or put back the book's code."
-            ) from None
+        """A fresh network from the seed, on the data the settings give."""
+        self.data(chosen, self.added)
+        model = self.new_model(chosen)
         self.settings, self.model = chosen, model
-        self.losses, self.train_acc, self.held_acc, self.rates = [], [], [], []
+        self.losses, self.train_acc, self.held_acc, self.rates, self.readouts = [], [], [], [], []
         self.failure = None
         self.layers = float_layers(model)
 
+    def new_model(self, chosen: Settings):
+        """The chapter's ``make_model`` for the book's shape; the engine's MLP for another."""
+        if chosen.network == (Settings.hidden, Settings.activation):
+            call = f"make_model({chosen.seed})"
+            make = lambda: self.ns["make_model"](chosen.seed)  # noqa: E731
+        else:
+            sizes = [*chosen.hidden, 1]
+            call = (
+                f'MLP(2, {sizes}, seed={chosen.seed}, activation="{chosen.activation}", '
+                'output_activation="linear")'
+            )
+            make = lambda: self.ns["MLP"](  # noqa: E731
+                2, sizes, seed=chosen.seed, activation=chosen.activation, output_activation="linear"
+            )
+        try:
+            model = make()
+            model.parameters()
+        except Exception as error:
+            raise LabError(
+                f"`{call}` failed: {type(error).__name__}: {error}. "
+                "Fix the fence that defines it, or put back the book's code."
+            ) from None
+        return model
+
+    def data(self, chosen: Settings, added: list) -> None:
+        """The training and held-out points: the chapter's own for its settings; else
+        ``make_moons`` drawn again, half for training, and the added points for training."""
+        if chosen.data == (Settings.noise, Settings.points):
+            x_train, y_train, x_held, y_held = self.book_data
+        else:
+            try:
+                xs, ys = self.ns["make_moons"](chosen.points, chosen.noise, DATA_SEED)
+            except Exception as error:
+                raise LabError(
+                    f"`make_moons({chosen.points}, {chosen.noise}, {DATA_SEED})` failed: "
+                    f"{type(error).__name__}: {error}. Fix the fence that defines it."
+                ) from None
+            half = chosen.points // 2
+            x_train, y_train, x_held, y_held = xs[:half], ys[:half], xs[half:], ys[half:]
+        if added:
+            x_train = [*x_train, *([x, y] for x, y, _ in added)]
+            y_train = [*y_train, *(label for _, _, label in added)]
+        ns = self.ns  # train_step reads X_train and Y_train from here
+        ns["X_train"], ns["Y_train"], ns["X_held"], ns["Y_held"] = x_train, y_train, x_held, y_held
+        self.added = list(added)
+        self.box = plane(list(x_train) + list(x_held))
+
+    def change(self, chosen: Settings) -> None:
+        """Take the reader's settings between two steps: rate, decay and steps at the next
+        step; another network shape or activation: a new network from the same seed;
+        other data: the points drawn again, training going on with this network."""
+        if chosen.steps < len(self.losses):
+            raise LabError(
+                f"The lab is at step {len(self.losses)}: the number of steps cannot be below "
+                "that. Give a larger number, or Reset to start again."
+            )
+        if chosen.seed not in (self.settings.seed, self.seed_told):
+            self.note = (
+                f"The seed makes the starting network: {chosen.seed} is used at Reset; until "
+                f"then the run goes on from seed {self.settings.seed}."
+            )
+        self.seed_told = chosen.seed
+        chosen = replace(chosen, seed=self.settings.seed)  # the seed: at Reset
+        if chosen.network != self.settings.network:
+            self.reset(chosen)
+            layers = ", ".join(map(str, chosen.hidden)) or "none"
+            self.note = (
+                f"A new network: hidden layers {layers}, {chosen.activation}, from seed "
+                f"{chosen.seed}. The run starts again at step 0."
+            )
+        elif chosen.data != self.settings.data:
+            self.data(chosen, self.added)
+            self.note = (
+                f"New data: {chosen.points} points, noise {chosen.noise:g}. Training goes on "
+                f"from step {len(self.losses)} with the network as it is."
+            )
+        self.settings = chosen
+
+    def add(self, point, label) -> None:
+        """A training point the reader placed (rounded as the address keeps it)."""
+        try:
+            x, y, label = round(float(point[0]), 3), round(float(point[1]), 3), float(label)
+        except (TypeError, ValueError, IndexError):
+            x = math.nan
+        box = self.box
+        if not (math.isfinite(x) and math.isfinite(y) and label in (1.0, -1.0)):
+            raise LabError(
+                f"A point is added with two numbers and a label 1 or -1; not {point!r}, {label!r}."
+            )
+        if not (box["x0"] <= x <= box["x1"] and box["y0"] <= y <= box["y1"]):
+            raise LabError(f"The point ({x}, {y}) is outside the plane drawn: add it inside.")
+        if len(self.added) >= MAX_ADDED:
+            raise LabError(f"At most {MAX_ADDED} points can be added: Clear them first.")
+        box = self.box
+        self.data(self.settings, [*self.added, (x, y, label)])
+        self.box = box  # the plane stays put while points are added
+        moon = "inner" if label > 0 else "outer"
+        self.note = (
+            f"Added a training point of the {moon} moon at ({x:.3f}, {y:.3f}); "
+            f"{len(self.added)} added."
+        )
+
     def step(self) -> None:
-        """One step: the chapter's ``train_step`` at the chapter's ``learning_rate``."""
-        k, ns = len(self.losses), self.ns
+        """One step: the chapter's ``train_step`` at the chapter's ``learning_rate``, then
+        (with a weight decay) a step on the decay's penalty alone, as exercise 2 derives it."""
+        k, ns, chosen = len(self.losses), self.ns, self.settings
         held = self.held_accuracy()  # where train_step measures: before the update
         try:
-            rate = ns["learning_rate"](k, self.settings.steps, self.settings.rate)
+            rate = ns["learning_rate"](k, chosen.steps, chosen.rate)
             loss, acc = ns["train_step"](self.model, rate)
             loss, acc = float(loss), float(acc)
+            if chosen.decay:
+                for p in self.model.parameters():
+                    p.data -= rate * 2 * chosen.decay * p.data
         except Exception as error:
             self.failure = (
                 f"Step {k} raised {type(error).__name__}: {error}. Training stopped; "
                 + (
                     "learner mode's table says which of your engine's checks fail."
                     if self.engine_name == LEARNER
-                    else "a rate this large can throw the numbers out of a float's range: "
-                    "lower it and Reset (or, if you edited a fence, fix it)."
+                    else "training diverged: a rate this large throws the numbers out of a "
+                    "float's range. Lower it and Reset (or, if you edited a fence, fix it)."
                 )
             )
             return
@@ -387,6 +463,84 @@ class Lab:
         self.losses.append(loss)
         self.train_acc.append(acc)
         self.held_acc.append(held)
+        self.readouts.append(
+            f"Step {k}: loss {human(loss)}, training accuracy {percent(acc)}, held-out "
+            f"accuracy {percent(held)}, learning rate {human(rate)}."
+        )
+        if not (math.isfinite(loss) and loss <= DIVERGED):
+            self.failure = (
+                f"Training diverged: the loss is {human(loss)} at step {k} (it was "
+                f"{human(self.losses[0])} at step 0); each step overshoots further than the "
+                "last, so training stopped. Lower the learning rate and Reset."
+            )
+
+    def weight(self, which: str):
+        """The parameter ``which`` names: "layer, unit, input" counted from 1, input "b"
+        for the unit's bias."""
+        parts = [p.strip() for p in str(which).replace(",", " ").split()]
+        layers = getattr(self.model, "layers", None)
+        try:
+            k, j = int(parts[0]) - 1, int(parts[1]) - 1
+            neuron = layers[k].neurons[j]
+            if len(parts) != 3 or min(k, j) < 0:
+                raise ValueError
+            if parts[2] == "b":
+                return neuron.b
+            i = int(parts[2]) - 1
+            if i < 0:
+                raise ValueError
+            return neuron.w[i]
+        except (ValueError, IndexError, AttributeError, TypeError):
+            sizes = [len(layer.neurons) for layer in layers] if layers else []
+            raise LabError(
+                f"A weight is named by its layer, its unit and its input, counted from 1 (b "
+                f"for the bias), such as 1, 3, 2; {which!r} names none of this network's "
+                f"(layers of {', '.join(map(str, sizes))} units). Change it and try again."
+            ) from None
+
+    def weight_text(self) -> str:
+        if not self.watched:
+            return ""
+        try:
+            p = self.weight(self.watched)
+        except LabError:
+            return ""
+        return f"Weight {self.watched}: {human(p.data)}, gradient {human(p.grad)}."
+
+    def set_weight(self, which: str, value: str) -> None:
+        """Set a parameter to what the reader typed; training goes on from there."""
+        p = self.weight(which)
+        number = _number(str(value).strip())
+        if not math.isfinite(number):
+            raise LabError(
+                f"A weight is set to a number, such as 0.5; {value!r} is not. Change it and "
+                "try again."
+            )
+        p.data = number
+        self.layers = float_layers(self.model)
+        self.note = f"Weight {which} set to {human(number)}: training goes on from here."
+
+    def take_apart(self, which: str):
+        """Record one step on one training point's loss (``which``: its number from 1, or
+        empty for the first that pulls: a margin below 1)."""
+        xs, ys = self.ns["X_train"], self.ns["Y_train"]
+        text = str(which).strip()
+        if text:
+            index = _whole(text)
+            if index is None or not 1 <= index <= len(xs):
+                raise LabError(
+                    f"The point to take a step apart on is a training point's number, from 1 "
+                    f"to {len(xs)}; {which!r} is not. Change it and try again."
+                )
+            index -= 1
+        else:
+            index = next((i for i, (x, y) in enumerate(zip(xs, ys)) if y * self.scorer(x) < 1), 0)
+        rate = self.ns["learning_rate"](len(self.losses), self.settings.steps, self.settings.rate)
+        try:
+            self.apart = record(self.model, xs[index], ys[index], index, rate)
+        except ApartError as error:
+            raise LabError(str(error)) from None
+        return self.apart
 
     def held_accuracy(self) -> float:
         points, labels = self.ns["X_held"], self.ns["Y_held"]
@@ -413,59 +567,71 @@ class Lab:
         """Why the loss is not what training should give, if it is not."""
         if self.failure:
             return self.failure
-        if self.losses and not math.isfinite(self.losses[-1]):
-            return (
-                f"The loss is {self.losses[-1]} at step {len(self.losses) - 1}: the steps "
-                "have thrown the parameters out of range. Lower the learning rate and Reset."
-            )
         if self.engine_name == LEARNER and len(self.losses) >= 20:
             first, best = self.losses[0], min(self.losses)
             if not best < 0.5 * first:
                 return (
                     f"After {len(self.losses)} steps the loss has not fallen to half of its "
-                    f"first value ({first:.4f}; lowest {best:.4f}): your engine does not "
+                    f"first value ({human(first)}; lowest {human(best)}): your engine does not "
                     "learn as the book's does. Its gradients are likely wrong: learner "
                     "mode's table says which check fails."
                 )
         return None
 
     def frame(self, draw: bool, gradients: bool = False, announce: bool = True) -> dict:
-        """What the page shows now. ``draw``: with the boundary and the network;
-        ``announce``: the status is also told to screen readers."""
+        """What the page shows now: ``status`` (told to screen readers when ``announce``),
+        ``problem``, ``note`` (what the last change did), the chart (``curves``, with
+        ``chart``: where each step is, and ``readouts``: a sentence per step), the
+        settings as the fields show them and the ``address`` that makes them again; with
+        ``draw``, the plane (``boundary``, with ``plane``: its corners), each hidden
+        unit's map (``units``) and the network."""
         k, chosen = len(self.losses), self.settings
         said = f"{k} of {chosen.steps} steps done."
         if k:
-            said += (
-                f" Step {k - 1}: loss {self.losses[-1]:.4f}, training accuracy "
-                f"{self.train_acc[-1]:.0%}, held-out accuracy {self.held_acc[-1]:.0%}, "
-                f"learning rate {self.rates[-1]:.3f}."
-            )
+            said += " " + self.readouts[-1]
+        if self.failure:
+            said += " Training stopped."
         out = {
             "step": k,
             "steps": chosen.steps,
             "done": self.done,
             "status": said,
-            "announce": announce or self.done,
+            "announce": announce or self.done or bool(self.note),
             "problem": self.trouble(),
+            "note": self.note,
             "to_learner": self.engine_name == LEARNER,  # the problem links to learner mode
             "engine": self.engine_name,
             "losses": self.losses,
             "accuracies": self.train_acc,
             "held": self.held_acc,
-            "curves": curves_svg(self.losses, self.train_acc, self.held_acc, chosen.steps),
+            "rates": self.rates,
+            "readouts": self.readouts,
+            "curves": chart_svg(self.losses, self.train_acc, self.held_acc, chosen.steps),
+            "chart": chart_geometry(chosen.steps),
+            "settings": typed(chosen),
+            "added": added_text(self.added),
+            "address": address(chosen, self.added),
+            "weight": self.weight_text(),
         }
+        self.note = ""
         if draw:
             self.drawn_at = time.perf_counter()
-            train = (self.ns["X_train"], self.ns["Y_train"])
-            held = (self.ns["X_held"], self.ns["Y_held"])
-            out["boundary"] = boundary_svg(self.layers, self.scorer, train, held)
+            ns = self.ns
+            train = (ns["X_train"], ns["Y_train"])
+            held = (ns["X_held"], ns["Y_held"])
+            out["boundary"] = boundary_svg(self.layers, self.scorer, train, held, self.box)
+            out["plane"] = self.box
+            out["units"] = []
+            if self.layers is not None:
+                counts = active_counts(self.layers, ns["X_train"])
+                out["units"] = unit_maps(self.layers, self.box, counts, len(ns["X_train"]))
             grads = None
-            if gradients and self.layers is not None:
+            if self.layers is not None:
                 grads = [
                     [[w.grad for w in n.w] for n in layer.neurons] for layer in self.model.layers
                 ]
-            out["network"] = network_svg(self.layers, grads)
-            out["shows"] = "gradients" if grads is not None else "weights"
+            out["network"] = network_svg(self.layers, grads, gradients)
+            out["shows"] = "gradients" if gradients and grads is not None else "weights"
             out["network_note"] = (
                 ""
                 if self.layers is not None
@@ -494,9 +660,11 @@ def _answer(asked: dict, engine: str) -> dict:
     try:
         chosen = settings(asked.get("settings", BOOK))
         if action == "open":
+            added = added_points(asked.get("added") or "")
             learner = asked.get("learner")
             namespace = chapter_namespace(asked["page"], engine, asked.get("codes", {}), learner)
             lab = Lab(namespace, LEARNER if learner is not None else "the page's engine")
+            lab.added = added
             lab.reset(chosen)
             _lab = lab
             return {"frame": lab.frame(draw=True)}
@@ -506,24 +674,45 @@ def _answer(asked: dict, engine: str) -> dict:
         if action == "reset":
             _lab.reset(chosen)
             return {"frame": _lab.frame(draw=True, gradients=gradients)}
-        if chosen.steps < len(_lab.losses):
-            raise LabError(
-                f"The lab is at step {len(_lab.losses)}: the number of steps cannot be below "
-                "that. Give a larger number, or Reset to start again."
-            )
-        _lab.settings = Settings(chosen.rate, chosen.steps, _lab.settings.seed)
+        if action == "apart":  # one step on one point, taken apart: its first part
+            rec = _lab.take_apart(asked.get("point", ""))
+            return {"apart": stage(rec, 0)}
+        if action == "apart-stage":  # another part of it
+            if _lab.apart is None:
+                raise LabError("No step has been taken apart yet: press Take apart.")
+            return {"apart": stage(_lab.apart, _whole(str(asked.get("stage"))) or 0)}
+        if action == "clear":
+            _lab.data(_lab.settings, [])
+            _lab.note = "The added points are gone; training goes on without them."
+            return {"frame": _lab.frame(draw=True, gradients=gradients)}
+        kept = dict(vars(_lab))  # the lab as it is: put back whole if the request is refused
+        kept.update({name: list(kept[name]) for name in RUN_LISTS})
+        try:
+            _lab.change(chosen)
+            if action == "add":
+                _lab.add(asked.get("point"), asked.get("label"))
+            if action in ("weight", "set"):
+                which = str(asked.get("which", "")).strip()
+                _lab.weight(which)
+                if action == "set":
+                    _lab.set_weight(which, asked.get("value", ""))
+                _lab.watched = which
+        except LabError:
+            vars(_lab).update(kept)
+            _lab.data(_lab.settings, _lab.added)
+            raise
         if action == "step":
             if not _lab.done:
                 _lab.step()
             return {"frame": _lab.frame(draw=True, gradients=gradients)}
         if action == "train":  # one slice of training
-            before = len(_lab.losses)
+            before_k = len(_lab.losses)
             _lab.run_for(SLICE)
             draw = _lab.done or time.perf_counter() - _lab.drawn_at >= DRAW_EVERY
-            tens = len(_lab.losses) // ANNOUNCE_EVERY > before // ANNOUNCE_EVERY
+            tens = len(_lab.losses) // ANNOUNCE_EVERY > before_k // ANNOUNCE_EVERY
             frame = _lab.frame(draw=draw, gradients=gradients, announce=tens)
             return {"frame": frame}
-        if action == "draw":
+        if action in ("draw", "add", "weight", "set"):
             return {"frame": _lab.frame(draw=True, gradients=gradients)}
         raise LabError(f"The lab does not know {action!r}.")
     except LabError as refusal:

@@ -131,21 +131,37 @@ FAMILIES: dict[str, Family] = {
     "lab request": Family(
         "action",
         {
-            "open": Kind(
+            "open": Kind(  # added: the address's added points, as text
                 ("action", "settings", "page"),
-                optional=("gradients", "codes", "learner"),
+                optional=("gradients", "codes", "learner", "added"),
                 inner={"page": "chapter page"},
             ),
             **{
-                action: Kind(("action", "settings"), optional=("gradients",))
-                for action in ("reset", "step", "train", "draw")
+                action: Kind(("action", "settings", *more), optional=("gradients",))
+                for action, more in (
+                    ("reset", ()),
+                    ("step", ()),
+                    ("train", ()),
+                    ("draw", ()),
+                    ("clear", ()),  # the added points
+                    ("add", ("point", "label")),  # a training point: [x, y], 1 or -1
+                    ("weight", ("which",)),  # read a weight: "layer, unit, input"
+                    ("set", ("which", "value")),  # and set it (value: text)
+                    ("apart", ("point",)),  # one step taken apart: a point's number, or ""
+                    ("apart-stage", ("stage",)),  # another part of it
+                )
             },
         },
     ),
     "lab answer": Family(
         None,
-        {"frame": Kind(("frame",), inner={"frame": "lab frame"}), "refused": Kind(("refused",))},
+        {
+            "frame": Kind(("frame",), inner={"frame": "lab frame"}),
+            "apart": Kind(("apart",), inner={"apart": "lab apart part"}),
+            "refused": Kind(("refused",)),
+        },
     ),
+    "lab apart part": record("index", "count", "text", "svg"),
     "lab frame": record(
         "step",
         "steps",
@@ -159,7 +175,15 @@ FAMILIES: dict[str, Family] = {
         "accuracies",
         "held",
         "curves",
-        optional=("boundary", "network", "shows", "network_note"),
+        "rates",
+        "readouts",  # a sentence per step, for the chart's pointer and keys
+        "chart",  # where step k is on the chart
+        "settings",  # the fields' texts, as Python read them
+        "added",  # the added points, as the address keeps them
+        "address",  # the page's query that makes the run again
+        "note",  # what the last change did ("": nothing to say)
+        "weight",  # the weight read, with its value and gradient ("": none)
+        optional=("boundary", "plane", "units", "network", "shows", "network_note"),
     ),
 }
 
