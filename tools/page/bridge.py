@@ -8,6 +8,7 @@ only: this file runs in the reader's browser (tools/page/).
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 
 from .kernel import ENGINE, Chunk, Join
@@ -40,3 +41,10 @@ def run(notebook: Notebook, target: int, codes: str, all: bool, tell: Callable[[
     reader edited, by index), each event told as JSON text."""
     edited = {int(index): code for index, code in json.loads(codes).items()}
     notebook.run(target, edited, all=all, tell=lambda event: tell(json.dumps(event)))
+
+
+def after_restore() -> None:
+    """A Python restored from a memory snapshot (docs/assets/notebook/worker.js) holds the
+    state of the start it was made from: the standard library's generator would give every
+    restore the same numbers. Seed it from the system, as a fresh start does."""
+    random.seed()

@@ -137,7 +137,9 @@ def on_page_context(context, page, config, **_):
     if _build["runtime"] is not None and source and Chapter.read(Path(source)).cells:
         assets = get_relative_url("assets", page.url)
         fences = page_data.element(page_data.page_fences(Path(source)), id="notebook-fences")
-        page.content += fences + editor.editor_tags(assets)
+        has_learner = (Path(config.docs_dir) / learner.PAGE).exists()
+        start = page_data.element(runtime.start_data(has_learner), id="python-start")
+        page.content += fences + editor.editor_tags(assets) + start
         if page.file.src_uri == learner.PAGE:
             page.content = _with_learner(page, config, assets)
         if lab.PLACEHOLDER in page.content:
@@ -244,3 +246,4 @@ def on_post_build(config, **_):
         editor.install_editor(_build["editor"], Path(config["site_dir"]))
         if (Path(config.docs_dir) / learner.PAGE).exists():
             learner.install_bundle(Path(config["site_dir"]), Path(config.docs_dir))
+        runtime.install_disk_copies(Path(config["site_dir"]))  # of all the above

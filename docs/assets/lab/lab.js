@@ -7,8 +7,8 @@
 // fences as edited, and puts each answer in the page: a frame (status, the curves, the
 // boundary and the network as SVG, a problem to show) or a refusal (a message; the lab
 // keeps what it had). Training goes a slice at a time (about 0.12 s of Python each): Pause
-// takes effect when the slice in progress ends. Opened from disk, it says it needs the
-// served site. The last frame is window.bookLab.frame (the tests read its losses).
+// takes effect when the slice in progress ends. Opened from disk, it runs as served
+// (notebook.js starts the same Python from the book's folder). The last frame is window.bookLab.frame (the tests read its losses).
 
 (function () {
   "use strict";
@@ -25,12 +25,6 @@
       this.worker = null; // the worker whose Python holds this lab
       this.training = false;
       this.find();
-      if (location.protocol === "file:") {
-        this.problem(this.data.fileNote);
-        root.dataset.state = "unserved";
-        for (const node of root.querySelectorAll("button, input, select")) node.disabled = true;
-        return;
-      }
       root.dataset.state = "idle";
       const on = (node, event, handler) => node.addEventListener(event, handler, { signal: this.leaving.signal });
       on(this.trainButton, "click", () => this.train());
