@@ -132,6 +132,15 @@ START_PHASES = {
 START_WAITING = "{phase}… {seconds} s"  # a phase that has lasted a second or more
 # Said once, on the fence that waits, when a kept Python could not be used ({why}).
 START_AFRESH = "The Python kept in this browser could not be used ({why}): Python started afresh."
+AFRESH_BECAUSE = {  # why, by what the page (build, large) or Pyodide (refused) found
+    "build": "it was kept for another build of the book",
+    "large": "it is too large to restore",
+    "refused": "Pyodide refused it: {error}",
+}
+# A heap over 30 MiB fails to restore in Pyodide 314 ("offset is out of bounds",
+# pyodide#6254). A snapshot is the heap (it grows by 64 KiB pages) and a header of some
+# hundred bytes: one larger than this is neither kept nor restored. The page's is 30 MiB.
+SNAPSHOT_LIMIT = 30 * 1024 * 1024 + 64 * 1024
 HOW_TO_ENABLE = (
     "Run buttons are off: {why}, so the site has no Python runtime (Pyodide {version}). "
     "To turn them on, install npm (apt-get install nodejs npm) and build again with the "
@@ -296,10 +305,19 @@ def install_disk_copies(site: Path) -> list[dict]:
     return written
 
 
-def start_data(learner: bool) -> dict:
+def start_key(docs: Path) -> str:
+    """What a kept start (a memory snapshot) is for: this Pyodide, and the Python the page
+    imports before a snapshot is made (page.zip, the engine, worker.js's start)."""
+    digest = hashlib.sha256(PYODIDE_PACKAGE.integrity.encode())
+    for part in (page_zip(), engine_json(docs).encode(), (docs / WORKER_JS).read_bytes()):
+        digest.update(hashlib.sha256(part).digest())
+    return f"{PYODIDE}-{digest.hexdigest()[:16]}"
+
+
+def start_data(learner: bool, key: str) -> dict:
     """What a chapter page's scripts need to start Python (the page data #python-start):
-    the words of each phase, and the copies to load from disk (``learner``: the site has
-    learner mode, and so its bundle)."""
+    the words of each phase, the copies to load from disk (``learner``: the site has
+    learner mode, and so its bundle), and which kept starts it can use (``start_key``)."""
     disk = [
         {"path": path, "script": disk_script(path), "type": content_type}
         for path, content_type in DISK_FILES.items()
@@ -309,6 +327,8 @@ def start_data(learner: bool) -> dict:
         "phases": START_PHASES,
         "waiting": START_WAITING,
         "afresh": START_AFRESH,
+        "because": AFRESH_BECAUSE,
         "disk": disk,
-        "pyodide": PYODIDE,
+        "key": key,
+        "limit": SNAPSHOT_LIMIT,
     }

@@ -263,6 +263,7 @@
     phase: null, // {name, since, numbers} of the start's phase now
     ticking: null, // the interval that shows a long phase's seconds
     afresh: "", // said once: the kept start could not be used
+    how: null, // once ready: "restored", "started" (nothing kept), "afresh" (dropped)
     listener: null, // the Notebook of the page shown
     learner: null, // learner mode's Python (learner.js), on the page that has it
     lab: null, // the two-moons lab (docs/assets/lab/lab.js), on the page that has it
@@ -290,27 +291,50 @@
 
     async boot(channel, start) {
       const onDisk = location.protocol === "file:";
+      // Served, the worker's script loads while the kept start is read.
+      if (!onDisk) channel.attach(new Worker(new URL("worker.js", here), { type: "module" }));
       const phase = (name, received = 0, expected = 0) => channel === this.worker && this.show(name, received, expected);
-      const [disk, kept] = await Promise.all([
+      let [disk, kept] = await Promise.all([
         onDisk ? fromDisk(start, phase) : null,
         "indexedDB" in self ? snapshots.read() : null,
       ]);
+      const why = kept && this.unusable(kept, start);
+      if (why) {
+        this.dropped(why);
+        kept = null;
+      }
       const files = disk ? Object.values(disk).map((file) => file.bytes.buffer) : [];
       const site = new URL("../../", here).href;
       // From disk, the browser's own Worker (search's shim replaces window.Worker there:
       // tools/site/theme/main.html keeps the browser's as window.bookWorker).
-      const Native = window.bookWorker || Worker;
-      const worker = disk
-        ? new Native(`data:text/javascript;base64,${self.bookDisk["assets/notebook/worker.js"]}`, { type: "module" })
-        : new Worker(new URL("worker.js", here), { type: "module" });
+      if (onDisk) {
+        const Native = window.bookWorker || Worker;
+        const source = self.bookDisk["assets/notebook/worker.js"];
+        channel.attach(new Native(`data:text/javascript;base64,${source}`, { type: "module" }));
+      }
       const keep = "indexedDB" in self;
-      const message = { kind: "start", site, pyodide: start.pyodide, disk, kept, keep };
-      channel.attach(worker);
+      const { key, limit } = start;
+      const message = { kind: "start", site, disk, kept, keep, key, limit };
       channel.postMessage(message, kept ? [kept.bytes, ...files] : files);
     },
 
     post(message) {
       this.worker.postMessage(message);
+    },
+
+    // Why a kept start cannot be used here (a key of tools/site/runtime.py's
+    // AFRESH_BECAUSE), or null: worker.js tries to restore it, and Pyodide may still refuse.
+    unusable(kept, start) {
+      if (kept.key !== start.key) return "build";
+      if (kept.bytes.byteLength > start.limit) return "large";
+      return null;
+    },
+
+    // The kept start is dropped: said once, on this start's progress and in the console.
+    dropped(because, error = "") {
+      this.afresh = startData.afresh.replace("{why}", startData.because[because].replace("{error}", error));
+      console.info(`notebook: ${this.afresh}`);
+      snapshots.drop();
     },
 
     // The start's phase now, in the words of tools/site/runtime.py.
@@ -342,15 +366,13 @@
     receive(message) {
       if (message.kind === "ready") {
         this.done();
+        this.how = message.restored ? "restored" : this.afresh ? "afresh" : "started";
         this.isReady = true;
         this.loaded.resolve();
       } else if (message.kind === "loading") {
         this.show(message.phase, message.received, message.expected);
-      } else if (message.kind === "afresh") {
-        this.afresh = startData.afresh.replace("{why}", message.why);
-        console.info(`notebook: ${this.afresh}`);
-        snapshots.drop();
-      } else if (message.kind === "snapshot") snapshots.write(message.key, message.bytes);
+      } else if (message.kind === "afresh") this.dropped(message.because, message.error);
+      else if (message.kind === "snapshot") snapshots.write(message.key, message.bytes);
       else if (message.kind === "broken") this.broken(message.error);
       else if (message.kind.startsWith("learn")) this.learner?.receive(message);
       else if (message.kind === "lab") this.lab?.receive(message);

@@ -34,19 +34,19 @@
 //
 // A start that has been made once in this browser is kept (Pyodide's memory snapshot, made
 // right after the first start and handed to the page, which keeps it in IndexedDB): the next
-// starts restore it, in about a second instead of several. The snapshot is keyed by the
-// Pyodide version and the bytes of page.zip and engine.json, so that a rebuilt book never
-// restores another's Python. One that cannot be used (another build, too large, refused by
-// Pyodide) is dropped: Python starts the plain way and the page says so once.
+// starts restore it, in about a second instead of several. The page hands over only a
+// snapshot made for this build of the book (its key, tools/site/runtime.py's start_key); one
+// Pyodide refuses is dropped, Python starts the plain way and the page says so once.
 //
-// Messages in (first): {kind: "start", site, pyodide, disk, kept, keep}
-//   site: the site's root URL; pyodide: its version; disk: null served, or from disk
-//   {path: {bytes, type}} (path from the site's root); kept: null or {key, bytes}, the
-//   snapshot the page kept; keep: whether the page can keep a new one.
+// Messages in (first): {kind: "start", site, disk, kept, keep, key, limit}
+//   site: the site's root URL; disk: null served, or from disk {path: {bytes, type}} (path
+//   from the site's root); kept: null or {key, bytes}, the snapshot the page kept; keep:
+//   whether the page can keep a new one, under `key`, if it is at most `limit` bytes.
 // Messages out, while starting: {kind: "loading", phase, received, expected}  the phase
-//   (tools/site/runtime.py's START_PHASES names them; "download" counts bytes)
-//   {kind: "afresh", why}  the kept snapshot was dropped: why (said once)
+//   (tools/site/runtime.py's START_PHASES words them; "download" counts bytes)
+//   {kind: "afresh", because: "refused", error}  Pyodide refused the kept snapshot
 //   {kind: "snapshot", key, bytes}  a new snapshot, for the page to keep (bytes transferred)
+//   and then {kind: "ready", restored}
 
 let site = null; // the site's root URL, from the start message
 const here = (name) => new URL(name, new URL("assets/notebook/", site)).href;
@@ -62,11 +62,6 @@ const here = (name) => new URL(name, new URL("assets/notebook/", site)).href;
 // sooner than on a desktop Python. tests/site/test_browser.py runs both kinds of code.
 const PYTHON_STACK = 48 * 1024;
 const IMPORT_STACK = 256 * 1024; // while modules are imported: see load()
-// A heap over 30 MiB fails to restore in Pyodide 314 ("offset is out of bounds",
-// pyodide#6254): a snapshot (the heap, which grows by 64 KiB pages, and a header of some
-// hundred bytes) larger than this is neither kept nor restored. The page's is 30 MiB.
-const SNAPSHOT_LIMIT = 30 * 1024 * 1024 + 64 * 1024;
-
 function limitStack(pyodide, size = PYTHON_STACK) {
   const c = pyodide._module; // Pyodide's C exports
   const top = c._emscripten_stack_get_current();
@@ -147,33 +142,22 @@ async function counted(fetchFile, next) {
   }
 }
 
-// A short hash (FNV-1a, 32 bits) of some bytes: what makes a snapshot this book's.
-function hashed(bytes) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
-  return h.toString(16).padStart(8, "0");
-}
-
-// Pyodide, restored from the kept snapshot if it can be (then `restored` is true), else
-// started the plain way (made to be snapshotted if the page can keep one).
-async function pyodide(options, kept, key, keep) {
-  let why = null;
+// Pyodide, restored from the kept snapshot if there is one (then `restored` is true) and
+// Pyodide takes it, else started the plain way (made to be snapshotted if the page can keep
+// one).
+async function pyodide(options, kept, keep) {
   if (kept !== null) {
-    if (kept.key !== key) why = "it was made for another build of the book";
-    else if (kept.bytes.byteLength > SNAPSHOT_LIMIT) why = "it is too large to restore";
-    else {
-      loading("restore");
-      try {
-        const restored = await counted(
-          () => globalThis.loadPyodide({ ...options, _loadSnapshot: kept.bytes }),
-          "restore",
-        );
-        return { pyodide: restored, restored: true };
-      } catch (error) {
-        why = `Pyodide refused it: ${String((error && error.message) || error).split("\n")[0]}`;
-      }
+    loading("restore");
+    try {
+      const restored = await counted(
+        () => globalThis.loadPyodide({ ...options, _loadSnapshot: kept.bytes }),
+        "restore",
+      );
+      return { pyodide: restored, restored: true };
+    } catch (error) {
+      const said = String((error && error.message) || error).split("\n")[0];
+      postMessage({ kind: "afresh", because: "refused", error: said });
     }
-    postMessage({ kind: "afresh", why });
   }
   loading(disk === null ? "begin" : "start");
   const started = await counted(
@@ -183,11 +167,10 @@ async function pyodide(options, kept, key, keep) {
   return { pyodide: started, restored: false };
 }
 
-async function load({ pyodide: version, kept, keep }) {
+async function load({ kept, keep, key, limit }) {
   loading("begin");
-  const zip = new Uint8Array(await (await fetched("page.zip")).arrayBuffer());
+  const zip = await (await fetched("page.zip")).arrayBuffer();
   engine = await (await fetched("engine.json")).text();
-  const key = `${version}-${hashed(zip)}-${hashed(new TextEncoder().encode(engine))}`;
   await imported("../pyodide/pyodide.js"); // defines globalThis.loadPyodide
   const indexURL = here("../pyodide/");
   const options = { indexURL };
@@ -195,12 +178,12 @@ async function load({ pyodide: version, kept, keep }) {
     options.createPyodideModule = (await imported("../pyodide/pyodide.asm.mjs")).default;
     options.lockFileContents = await (await fetched("../pyodide/pyodide-lock.json")).json();
   }
-  const { pyodide: python, restored } = await pyodide(options, kept, key, keep);
+  const { pyodide: python, restored } = await pyodide(options, kept, keep);
   limitStack(python);
   loading("engine");
   // The page's Python, on sys.path (after a restore too: the snapshot holds the heap, not
   // the files, and what is imported later, the lab or learner mode, needs them).
-  python.unpackArchive(zip.buffer, "zip", { extractDir: python.FS.cwd() });
+  python.unpackArchive(zip, "zip", { extractDir: python.FS.cwd() });
   // Compiling modules as large as difflib needs more stack than PYTHON_STACK gives, so the
   // page's Python is imported with more, once, before any fence runs.
   limitStack(python, IMPORT_STACK);
@@ -217,17 +200,17 @@ async function load({ pyodide: version, kept, keep }) {
   } finally {
     limitStack(python);
   }
-  if (!restored && keep) snapshot(python, key);
-  return python;
+  if (!restored && keep) snapshot(python, key, limit);
+  return { python, restored };
 }
 
 // The start as it stands, for the page to keep (nothing has run in it yet); a snapshot
-// that cannot be made, or is too large to restore, is not kept.
-function snapshot(python, key) {
+// that cannot be made, or is too large to restore (over `limit` bytes), is not kept.
+function snapshot(python, key, limit) {
   loading("keep");
   try {
     const bytes = python.makeMemorySnapshot();
-    if (bytes.byteLength <= SNAPSHOT_LIMIT) {
+    if (bytes.byteLength <= limit) {
       postMessage({ kind: "snapshot", key, bytes }, [bytes.buffer]);
     }
   } catch (error) {
@@ -264,9 +247,9 @@ function begin(message) {
   site = message.site;
   if (message.disk !== null) fromDisk(message.disk);
   return load(message).then(
-    (pyodide) => {
-      python = pyodide;
-      postMessage({ kind: "ready" });
+    (loaded) => {
+      python = loaded.python;
+      postMessage({ kind: "ready", restored: loaded.restored });
     },
     (error) => postMessage({ kind: "broken", error: String((error && error.stack) || error) }),
   );
