@@ -1,7 +1,7 @@
 """The two-moons lab in Chromium: it trains with the page's engine, in the page's one Python,
 and gives the chapter's own numbers; Pause, Step, another rate, bad input, a learner's
-engine with a planted bug, the keyboard, light and dark and a phone's width, and the page
-opened from disk. One tab serves the tests that need Python: it starts once.
+engine with a planted bug, the keyboard, light and dark and a phone's width (from disk:
+tests/site/test_from_disk.py). One tab serves the tests that need Python: it starts once.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from tests.helpers.browser import DESKTOP, PHONE, Watch, fence_with, python_work
 from tests.helpers.site import url_path
 from tests.test_lab import LAB_PAGE, STEPS, book  # noqa: F401 (book: the chapter's numbers)
 from tools import ROOT
-from tools.site.lab import FILE_NOTE
 
 pytestmark = pytest.mark.usefixtures("runtime")
 
@@ -213,13 +212,3 @@ def test_the_lab_fits_and_shows_in_light_dark_and_on_a_phone(tab, look, tmp_path
     finally:
         tab.evaluate("() => { document.body.dataset.mdColorScheme = 'default'; }")
         tab.set_viewport_size(DESKTOP)
-
-
-def test_opened_from_disk_the_lab_says_it_needs_the_served_site(open_page, built_site):
-    tab = open_page((built_site / LAB_PAGE.with_suffix(".html").name).as_uri())
-    problem = tab.locator(".lab-problem")
-    problem.wait_for()
-    assert problem.text_content() == FILE_NOTE
-    assert tab.locator(".lab-train").is_disabled() and tab.locator(".lab-reset").is_disabled()
-    outside = [url for url in tab.watch.requested if not url.startswith("file://")]
-    assert not outside and not tab.watch.problems, (outside, tab.watch.problems)

@@ -264,6 +264,8 @@
     ticking: null, // the interval that shows a long phase's seconds
     afresh: "", // said once: the kept start could not be used
     how: null, // once ready: "restored", "started" (nothing kept), "afresh" (dropped)
+    keeping: null, // the writing of the snapshot this start made, as a promise
+    snapshots, // for the tests (tests/helpers/browser.py)
     listener: null, // the Notebook of the page shown
     learner: null, // learner mode's Python (learner.js), on the page that has it
     lab: null, // the two-moons lab (docs/assets/lab/lab.js), on the page that has it
@@ -296,7 +298,7 @@
       const phase = (name, received = 0, expected = 0) => channel === this.worker && this.show(name, received, expected);
       let [disk, kept] = await Promise.all([
         onDisk ? fromDisk(start, phase) : null,
-        "indexedDB" in self ? snapshots.read() : null,
+        self.indexedDB ? snapshots.read() : null,
       ]);
       const why = kept && this.unusable(kept, start);
       if (why) {
@@ -312,7 +314,7 @@
         const source = self.bookDisk["assets/notebook/worker.js"];
         channel.attach(new Native(`data:text/javascript;base64,${source}`, { type: "module" }));
       }
-      const keep = "indexedDB" in self;
+      const keep = Boolean(self.indexedDB);
       const { key, limit } = start;
       const message = { kind: "start", site, disk, kept, keep, key, limit };
       channel.postMessage(message, kept ? [kept.bytes, ...files] : files);
@@ -372,7 +374,7 @@
       } else if (message.kind === "loading") {
         this.show(message.phase, message.received, message.expected);
       } else if (message.kind === "afresh") this.dropped(message.because, message.error);
-      else if (message.kind === "snapshot") snapshots.write(message.key, message.bytes);
+      else if (message.kind === "snapshot") this.keeping = snapshots.write(message.key, message.bytes);
       else if (message.kind === "broken") this.broken(message.error);
       else if (message.kind.startsWith("learn")) this.learner?.receive(message);
       else if (message.kind === "lab") this.lab?.receive(message);
