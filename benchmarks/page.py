@@ -475,12 +475,12 @@ def python_start_next(tab) -> tuple[float, str]:
     "ran", and its state."""
     from tools.site.page_data import page_fences
 
-    chapter = CHAPTERS[1]
+    was = tab.url
     tab.locator("a.md-footer__link--next").click()
-    tab.wait_for_url("**/" + chapter.replace(".md", ".html"))
-    tab.wait_for_selector(
-        f'body[data-notebook=idle][data-chapter="docs/{chapter}"]', state="attached"
-    )
+    tab.wait_for_function("url => location.href !== url", arg=was)
+    chapter = tab.url.rsplit("/", 1)[-1].replace(".html", ".md")
+    shown = f'body[data-notebook=idle][data-chapter="docs/{chapter}"]'
+    tab.wait_for_selector(shown, state="attached")
     first = page_fences(ROOT / "docs" / chapter)["fences"][0]
     return tab.evaluate(FIRST_OUTPUT, first["line"])
 
