@@ -41,6 +41,13 @@
 // the worker; the next Run starts a fresh one and runs the fences above again. Without
 // the fence data (a site built without the runtime) this script does nothing.
 //
+// How Python starts (python.start): served, from the site's files; opened from disk, from
+// their classic-script copies (fromDisk), in a worker started from a data: URL. A start
+// made once is kept in the browser (snapshots) and restored by the next ones, unless it is
+// another build's or too large (python.unusable). While it starts, the fence that waits
+// shows the phase the worker names, in the words of the page data #python-start
+// (tools/site/runtime.py), and its seconds once it has lasted one.
+//
 // Learner mode (docs/assets/learner/learner.js, on the chapter "Rebuild it yourself")
 // checks in this same worker: one Python per tab. It reaches it as window.bookPython
 // (warm, ready, post, end, and a second listener slot, `learner`, which gets the messages
