@@ -106,7 +106,10 @@ function fromDisk(files) {
 // How far the start has come, for the fence that waits: the phase, and of the files
 // Pyodide fetches (its WebAssembly and standard library, some 12 MB), the bytes so far.
 const download = { received: 0, expected: 0, pending: 0 };
-const loading = (phase) => postMessage({ kind: "loading", phase, ...download });
+const loading = (phase) => {
+  const { received, expected } = download;
+  postMessage({ kind: "loading", phase, received, expected });
+};
 
 // Pyodide fetches its files itself: count their bytes as they arrive, on a copy of each
 // response (the response Pyodide gets is the browser's own, so its compiled WebAssembly is
