@@ -5,6 +5,7 @@
     .venv/bin/python -m benchmarks.page --memory [SITE]   # only the tab's memory
     .venv/bin/python -m benchmarks.page --weight [SITE]   # only the bytes each page loads
     .venv/bin/python -m benchmarks.page --lab [SITE]      # only the two-moons lab
+    .venv/bin/python -m benchmarks.page --start [SITE]    # only Python's start (start())
 
 Measured (in the page, with performance.now(), median of REPEATS):
 
@@ -426,6 +427,104 @@ def main(site: Path) -> None:
     print_memory(found)
 
 
+def _browser_cpu() -> float:
+    """CPU seconds (user and system) the processes started under this one have used: the
+    browser and all its processes (the page's workers run in its renderers)."""
+    parents, ticks = {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        ticks[pid] = int(fields[11]) + int(fields[12])  # utime, stime
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return sum(t for pid, t in ticks.items() if ours(pid)) / os.sysconf("SC_CLK_TCK")
+
+
+def _first_output(tab, url: str, reach: float) -> tuple[float, float, str]:
+    """Open chapter 3 at ``url`` (a site's root) in ``tab``; the pointer on its first
+    fence's Run bar ``reach`` seconds before the click (0: none), then Run: (ms from the
+    click to "ran", CPU seconds the browser spent from the page's load to then, how Python
+    started: started, restored or afresh)."""
+    from tools.site.page_data import page_fences
+
+    first = page_fences(ROOT / "docs" / CHAPTERS[0])["fences"][0]
+    tab.goto(url + "/" + CHAPTERS[0].replace(".md", ".html"))
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    cpu = _browser_cpu()
+    if reach:
+        tab.locator(f'.notebook-bar[data-line="{first["line"]}"]').hover()
+        tab.wait_for_timeout(reach * 1000)
+    took, _ = tab.evaluate(FIRST_OUTPUT, first["line"])
+    used = _browser_cpu() - cpu
+    how = tab.evaluate("window.bookPython.how")
+    tab.evaluate("window.bookPython.keeping")  # the snapshot kept before the next visit
+    return took, used, how
+
+
+def start(browser, url: str, site: Path) -> list[tuple[str, float, float, str]]:
+    """Python's start, click to first output of chapter 3's first fence, and the browser's
+    CPU meanwhile: cold (a fresh browser profile: nothing cached or kept), cached (the same
+    profile, the page loaded again: files in the HTTP cache, the start kept), after intent
+    (the same, the pointer on the Run bar a second before the click), revisit (the next
+    chapter, by its link: instant navigation keeps the worker), and from disk (file://, a
+    fresh profile, then loaded again)."""
+    found = []
+    context = browser.new_context()
+    tab = context.new_page()
+    for what, reach in (("cold", 0.0), ("cached", 0.0), ("after intent", 1.0)):
+        found.append((what, *_first_output(tab, url, reach)))
+    cpu = _browser_cpu()
+    times, _ = python_start_next(tab)
+    found.append(("revisit (next chapter, Python loaded)", times, _browser_cpu() - cpu, "kept"))
+    context.close()
+    context = browser.new_context()
+    tab = context.new_page()
+    for what in ("from disk, cold", "from disk, again"):
+        found.append((what, *_first_output(tab, site.resolve().as_uri(), 0.0)))
+    context.close()
+    return found
+
+
+def python_start_next(tab) -> tuple[float, str]:
+    """From the chapter shown, the next one by its link: ms from a click on its first Run to
+    "ran", and its state."""
+    from tools.site.page_data import page_fences
+
+    was = tab.url
+    tab.locator("a.md-footer__link--next").click()
+    tab.wait_for_function("url => location.href !== url", arg=was)
+    chapter = tab.url.rsplit("/", 1)[-1].replace(".html", ".md")
+    shown = f'body[data-notebook=idle][data-chapter="docs/{chapter}"]'
+    tab.wait_for_selector(shown, state="attached")
+    first = page_fences(ROOT / "docs" / chapter)["fences"][0]
+    return tab.evaluate(FIRST_OUTPUT, first["line"])
+
+
+def main_start(site: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    with serve(site) as url, sync_playwright() as playwright:
+        browser = launch(playwright)
+        found = start(browser, url, site)
+        browser.close()
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("| start | click to first output | browser CPU | Python |")
+    print("|---|---:|---:|---|")
+    for what, took, cpu, how in found:
+        print(f"| {what} | {took:.0f} ms | {cpu:.1f} s | {how} |")
+
+
 def _count(loaded: list[int], request) -> None:
     loaded.append(request.sizes()["responseBodySize"])
 
@@ -465,7 +564,12 @@ def main_weight(site: Path) -> None:
 
 
 if __name__ == "__main__":
-    modes = {"--memory": main_memory, "--weight": main_weight, "--lab": main_lab}
+    modes = {
+        "--memory": main_memory,
+        "--weight": main_weight,
+        "--lab": main_lab,
+        "--start": main_start,
+    }
     chosen = [modes[arg] for arg in sys.argv[1:] if arg in modes]
     given = [arg for arg in sys.argv[1:] if arg not in modes]
     (chosen[0] if chosen else main)(Path(given[0]) if given else ROOT / "site")

@@ -44,13 +44,13 @@ pytestmark = pytest.mark.browser
 CHAPTER = DOCS / "03-backward.md"
 ASSETS = ROOT / "docs" / "assets"
 
-# The stand-in for worker.js: ready at once; each request checked against the protocol; each
+# The stand-in for worker.js: ready at once (the page's start message asks nothing of it); each request checked against the protocol; each
 # Run answered with the next recorded stream, if it asks what was recorded.
 WORKER = """
 import "./protocol.js";
 const streams = await (await fetch("./streams.json")).json();
-postMessage({ kind: "loading", step: 1, of: 3, what: "the stand-in", received: 0, expected: 0 });
-postMessage({ kind: "ready" });
+postMessage({ kind: "loading", phase: "start", received: 0, expected: 0 });
+postMessage({ kind: "ready", restored: false });
 // What a request asks, as the recorded one says it: a Run's target, all and codes; the lab's
 // request (its page aside: the chapter's data, checked against the protocol only).
 const asks = {

@@ -19,7 +19,7 @@ from tools import DOCS
 from tools.notebook import Notebook
 from tools.page import bridge
 from tools.site.page_data import page_fences
-from tools.site.runtime import RUNTIME_FILES, engine_json
+from tools.site.runtime import RUNTIME_FILES, START_PHASES, engine_json
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 PHONE = {"width": 390, "height": 844}
@@ -63,14 +63,17 @@ class Watch:
             self.problems.append(f"console.{message.type}: {message.text} {message.location}")
 
 
-def open_tab(browser, url: str, *, dark: bool = False, phone: bool = False):
+def open_tab(browser, url: str, *, dark: bool = False, phone: bool = False, script: str = ""):
     """A page opened in a fresh browser context (closed with ``tab.context.close()``), its
-    requests and errors kept in ``tab.watch`` (``Watch``)."""
+    requests and errors kept in ``tab.watch`` (``Watch``); ``script`` runs in each page
+    before the page's own."""
     context = browser.new_context(
         color_scheme="dark" if dark else "light",
         viewport=PHONE if phone else DESKTOP,
     )
     context.set_default_timeout(30_000)
+    if script:
+        context.add_init_script(script)
     watch = Watch(context)
     page = context.new_page()
     page.watch = watch
@@ -211,3 +214,51 @@ def expected_run_all(page: Path, old: str, new: str) -> dict[int, str]:
     runner.run(last, {index: runner.cells[index].code.replace(old, new)}, all=True)
     found = runner.outcomes.items()
     return {runner.cells[i].line: o.state for i, o in found if o.state != "blocked"}
+
+
+STATUSES_SEEN = """() => {
+  window.__statuses = [];
+  new MutationObserver(() => {
+    const seen = document.querySelectorAll('.notebook-status');
+    for (const s of seen) window.__statuses.push(s.textContent);
+  }).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""  # evaluate it, then window.__statuses holds every Run bar status shown since
+
+
+def _phase(words: str) -> re.Pattern:
+    """A status of the start's phase worded ``words`` (tools/site/runtime.py): its numbers
+    filled in, after what a dropped snapshot says, then "…" and maybe the seconds so far."""
+    number = r"[\d.]+"
+    filled = re.escape(words).replace(r"\{received\}", number).replace(r"\{expected\}", number)
+    return re.compile(rf"(?:.* )?{filled}…(?: \d+ s)?")
+
+
+PHASES = {name: _phase(words) for name, words in START_PHASES.items()}
+
+
+def phases_seen(statuses: list[str]) -> list[str]:
+    """The phases of Python's start that ``statuses`` (STATUSES_SEEN) went through, in order."""
+    seen: list[str] = []
+    for status in statuses:
+        found = [name for name, pattern in PHASES.items() if pattern.fullmatch(status)]
+        if found and (not seen or seen[-1] != found[0]):
+            seen.append(found[0])
+    return seen
+
+
+def how_python_started(tab) -> str:
+    """Once the tab's Python is ready: "restored" (from the snapshot the browser kept),
+    "started" (nothing kept) or "afresh" (what was kept was dropped)."""
+    tab.wait_for_function("window.bookPython.isReady", timeout=RUN_TIMEOUT)
+    return tab.evaluate("window.bookPython.how")
+
+
+def kept_start(tab) -> dict | None:
+    """The snapshot the tab's browser keeps, once its writing is done: {key, size}, or None."""
+    return tab.evaluate(
+        """async () => {
+            await window.bookPython.keeping;
+            const kept = await window.bookPython.snapshots.read();
+            return kept && {key: kept.key, size: kept.bytes.byteLength};
+        }"""
+    )

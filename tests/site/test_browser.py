@@ -1,6 +1,6 @@
 """The built site opened from disk in a real browser: Debian's headless Chromium, via
 Playwright. Served, every page is swept by test_every_page.py; the Run buttons:
-test_run_buttons.py and test_every_fence.py.
+test_run_buttons.py and test_every_fence.py; from disk: test_from_disk.py.
 
 The site is built once (tests/site/conftest.py), and opened in one Chromium for the whole
 session (a fresh context per test). Skipped where `chromium` is not installed (apt-get
@@ -14,7 +14,7 @@ from __future__ import annotations
 from tests.helpers.site import PAGES, url_path
 
 
-def test_opened_from_disk_the_site_works_as_served_but_running_code(open_page, built_site):
+def test_opened_from_disk_the_site_works_as_served(open_page, built_site):
     home = open_page((built_site / "index.html").as_uri())
     first, second = PAGES[1], PAGES[2]
     home.locator("a.md-footer__link--next").click()
@@ -41,16 +41,9 @@ def test_opened_from_disk_the_site_works_as_served_but_running_code(open_page, b
     ]
     assert not shut, f"from disk, printing leaves these folds shut: {shut}"
 
-    if (built_site / "assets" / "pyodide").exists():
-        home.locator(".notebook-run").first.click()
-        said = home.locator(".notebook-failure").first
-        for advice in ("opened from disk", "python3 -m http.server", "http://localhost:8000/"):
-            assert advice in said.text_content(), f"from disk, Run should say {advice!r}: {said}"
-        assert said.locator("code").first.text_content() == "python3 -m http.server"
-        assert "`" not in said.text_content(), "the advice shows its Markdown backticks"
-        idle = "new Promise(r => requestIdleCallback(r, {timeout: 500}))"
-        home.evaluate(idle)  # editors are made one an idle moment, the first by now: none here
-        home.evaluate(idle)
-        assert home.locator(".cm-editor").count() == 0, "from disk, fences offer editors"
+    # Python runs from disk too (test_from_disk.py), but only for a reader who reaches for
+    # it: one who reads loads none of its copies (assets/disk/, 20 MB).
+    disk = [url for url in home.watch.requested if "/assets/disk/" in url]
+    assert not disk, f"from disk, reading alone loaded {disk}"
     outside = [url for url in home.watch.requested if not url.startswith("file://")]
     assert not outside, f"opened from disk, the site asked for {outside}"

@@ -6,6 +6,11 @@ serves them all, each chapter in a fresh namespace of its own, as each chapter i
 notebook of its own under pytest. (That one start serves two chapters is
 tests/site/test_run_buttons.py's; here, that no chapter's fences depend on another's
 having run before it in the same Python, and that the Python did start only once.)
+
+That Python is a restored one: the reader's first start is kept in the browser (a memory
+snapshot, docs/assets/notebook/worker.js), the page is reloaded, and the start that serves
+every chapter restores it. So every chapter's fences give the book's outputs after a
+restore, as pytest gives them after a plain start. What it costs: one restore, a second.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from benchmarks.drive import code
 from tests.helpers.browser import (
     DESKTOP,
     Watch,
+    how_python_started,
+    kept_start,
     next_chapter_to,
     printed,
     requests_for,
@@ -37,6 +44,11 @@ def reader(browser, site_url):
     tab = context.new_page()
     tab.watch = watch
     tab.goto(site_url + url_path(CHAPTERS[0]), wait_until="load")
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    tab.evaluate("window.bookPython.warm()")  # as a reader's reach for a fence does
+    assert how_python_started(tab) == "started"
+    assert kept_start(tab) is not None, "the browser kept no snapshot of the start"
+    tab.reload(wait_until="load")  # the next start restores it
     yield tab, watch
     context.close()
 
@@ -73,5 +85,7 @@ def test_every_fence_runs_and_can_be_edited_in_the_page(chapter_tab, site_url, p
     assert not failed, f"{page.name}: fences not passing in the page: {failed}\n{reports}"
     assert set(found) == {f["line"] for f in runnable}  # blocked fences have no Run
     assert printed(tab, last["line"]).endswith("edited in the page\n")
-    assert requests_for(tab, "pyodide.asm.wasm") == 1, "Python started again in this chapter"
+    assert how_python_started(tab) == "restored"
+    starts = requests_for(tab, "pyodide.asm.wasm")
+    assert starts == 2, "Python started again in this chapter (once kept, once restored)"
     assert not tab.problems(), f"{page.name} in Chromium: {tab.problems()}"

@@ -1,7 +1,7 @@
 """The two-moons lab in Chromium: it trains with the page's engine, in the page's one Python,
 and gives the chapter's own numbers; Pause, Step, another rate, bad input, a learner's
-engine with a planted bug, the keyboard, light and dark and a phone's width, and the page
-opened from disk. Read like a chart (the step under the pointer or the arrow keys), a rate
+engine with a planted bug, the keyboard, light and dark and a phone's width (from disk,
+tests/site/test_from_disk.py trains it). Read like a chart (the step under the pointer or the arrow keys), a rate
 changed mid-run, another network, points added with the keyboard, a diverged run, focus
 shown on every control, and the page's address. One tab serves the tests that need
 Python: it starts once (and again once, for the learner's engine).
@@ -17,7 +17,6 @@ from tests.helpers.site import url_path
 from tests.test_lab import LAB_PAGE, STEPS, book, run_with  # noqa: F401 (book: the chapter's)
 from tools import ROOT
 from tools.page.lab_draw import human as lab_human
-from tools.site.lab import FILE_NOTE
 
 pytestmark = pytest.mark.usefixtures("runtime")
 
@@ -480,17 +479,3 @@ def test_the_lab_fits_and_shows_in_light_dark_and_on_a_phone(tab, look, tmp_path
     finally:
         tab.evaluate("() => { document.body.dataset.mdColorScheme = 'default'; }")
         tab.set_viewport_size(DESKTOP)
-
-
-def test_opened_from_disk_the_lab_says_it_needs_the_served_site(open_page, built_site):
-    address = "?rate=0.5&hidden=8%2C+4&activation=tanh"  # a shared link: the fields take it
-    tab = open_page((built_site / LAB_PAGE.with_suffix(".html").name).as_uri() + address)
-    assert tab.locator(".lab-rate").input_value() == "0.5"
-    assert tab.locator(".lab-hidden").input_value() == "8, 4"
-    assert tab.locator(".lab-activation").input_value() == "tanh"
-    problem = tab.locator(".lab-problem")
-    problem.wait_for()
-    assert problem.text_content() == FILE_NOTE
-    assert tab.locator(".lab-train").is_disabled() and tab.locator(".lab-reset").is_disabled()
-    outside = [url for url in tab.watch.requested if not url.startswith("file://")]
-    assert not outside and not tab.watch.problems, (outside, tab.watch.problems)

@@ -16,6 +16,7 @@ from benchmarks.drive import bar, code, serve
 from tests.helpers.browser import (
     PHONE,
     RUN_TIMEOUT,
+    STATUSES_SEEN,
     WORKER_PATH,
     assert_clean,
     assert_loaded_locally,
@@ -25,6 +26,7 @@ from tests.helpers.browser import (
     failure,
     fence_with,
     next_chapter_to,
+    phases_seen,
     printed,
     python_never_comes,
     python_workers,
@@ -303,15 +305,6 @@ def test_tab_passes_through_an_editor_and_a_readers_edit_outlives_a_reload(open_
     assert_clean(tab, page.name)
 
 
-STATUSES_SEEN = """() => {
-  window.__statuses = [];
-  new MutationObserver(() => {
-    const seen = document.querySelectorAll('.notebook-status');
-    for (const s of seen) window.__statuses.push(s.textContent);
-  }).observe(document.body, {subtree: true, childList: true, characterData: true});
-}"""
-
-
 @pytest.mark.usefixtures("runtime")
 def test_run_all_shows_progress_and_stops_restart_and_leaving_the_page_are_said(
     open_page, site_url
@@ -319,9 +312,9 @@ def test_run_all_shows_progress_and_stops_restart_and_leaving_the_page_are_said(
     page, tab = chapter_page(open_page, site_url, "03-")
     tab.evaluate(STATUSES_SEEN)
     first = min(states(tab))
-    run(tab, first)  # Python loads, at the click: the fence says how far
-    loading = [s for s in tab.evaluate("window.__statuses") if s.startswith("loading Python 2/3")]
-    assert any(re.search(r" [\d.]+ of [\d.]+ MB \(\d+ %\)$", s) for s in loading), loading
+    run(tab, first)  # Python loads, at the click: the fence says how far, phase by phase
+    seen = phases_seen(tab.evaluate("window.__statuses"))
+    assert seen[:2] == ["begin", "download"] and seen[-3:] == ["start", "engine", "keep"], seen
     diamond = fence_with(page, "def diamond(x_value=3.0):")
     code(tab, diamond["line"]).fill(diamond["code"].replace("x_value=3.0", "x_value=2.0"))
     run(tab, diamond["line"])

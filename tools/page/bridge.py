@@ -9,6 +9,7 @@ reader's browser (tools/page/).
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 
 from .kernel import ENGINE, Chunk, Join
@@ -46,3 +47,10 @@ def run(notebook: Notebook, target: int, codes: str, all: bool, tell: Callable[[
         tell(json.dumps(check("run event", event)))
 
     notebook.run(target, edited, all=all, tell=told)
+
+
+def after_restore() -> None:
+    """A Python restored from a memory snapshot (docs/assets/notebook/worker.js) holds the
+    state of the start it was made from: the standard library's generator would give every
+    restore the same numbers. Seed it from the system, as a fresh start does."""
+    random.seed()

@@ -56,6 +56,9 @@ FAMILIES: dict[str, Family] = {
     "to the worker": Family(
         "kind",
         {
+            # first, how to start: the site's address, the files from disk (or null), the
+            # kept snapshot (or null), whether to keep one, its key and largest size
+            "start": Kind(("site", "disk", "kept", "keep", "key", "limit")),
             "open": Kind(("page",), inner={"page": "chapter page"}),  # a fresh namespace
             "run": Kind(("target", "codes", "all")),  # codes: JSON, edited code by index
             "learn-load": Kind(("bundle",)),  # the book's zip, for learner mode
@@ -70,8 +73,11 @@ FAMILIES: dict[str, Family] = {
     "from the worker": Family(
         "kind",
         {
-            "loading": Kind(("step", "of", "what", "received", "expected")),
-            "ready": Kind(),  # Python is loaded
+            # the phase of the start (tools/site/runtime.py's START_PHASES) and how far
+            "loading": Kind(("phase", "received", "expected")),
+            "afresh": Kind(("because",), optional=("error",)),  # the kept snapshot refused
+            "snapshot": Kind(("key", "bytes")),  # a new snapshot, for the page to keep
+            "ready": Kind(("restored",)),  # Python is loaded (restored: from a snapshot)
             "event": Kind(("event",), inner={"event": "run event"}),
             "figure": Kind(("name",), optional=("book", "svg", "steps", "problem")),
             "graphs": Kind(("index", "drawn")),  # the graphs a fence printed, drawn

@@ -39,6 +39,7 @@ _build = {
     "shim": None,
     "woven": None,
     "files": None,
+    "start": None,  # the page data #python-start (runtime.start_data)
 }
 
 
@@ -47,6 +48,7 @@ def on_startup(command, dirty):
 
 
 def on_config(config):
+    _build["start"] = None  # mkdocs serve builds again: the engine may have changed
     _build["runtime"] = _fetched(runtime.runtime_tarballs, runtime.HOW_TO_ENABLE)
     if _build["runtime"] is not None:
         try:
@@ -141,7 +143,8 @@ def on_page_context(context, page, config, **_):
     if _build["runtime"] is not None and source and Chapter.read(Path(source)).cells:
         assets = get_relative_url("assets", page.url)
         fences = page_data.element(page_data.page_fences(Path(source)), id="notebook-fences")
-        page.content += fences + editor.editor_tags(assets)
+        start = page_data.element(_start_data(Path(config.docs_dir)), id="python-start")
+        page.content += fences + editor.editor_tags(assets) + start
         if page.file.src_uri == learner.PAGE:
             page.content = _with_learner(page, config, assets)
         if lab.PLACEHOLDER in page.content:
@@ -149,6 +152,14 @@ def on_page_context(context, page, config, **_):
     if figures := with_data_in(page.file.src_path):  # steps, nudges
         page.content = _with_figure_data(page, figures)
     return context
+
+
+def _start_data(docs: Path) -> dict:
+    """What every chapter page says of Python's start (the same for each: made once)."""
+    if _build.get("start") is None:
+        key = runtime.start_key(docs)
+        _build["start"] = runtime.start_data((docs / learner.PAGE).exists(), key)
+    return _build["start"]
 
 
 def _href(page):
@@ -248,3 +259,4 @@ def on_post_build(config, **_):
         editor.install_editor(_build["editor"], Path(config["site_dir"]))
         if (Path(config.docs_dir) / learner.PAGE).exists():
             learner.install_bundle(Path(config["site_dir"]), Path(config.docs_dir))
+        runtime.install_disk_copies(Path(config["site_dir"]))  # of all the above

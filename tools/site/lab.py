@@ -15,12 +15,6 @@ from tools.site.page_data import element as data_element
 # The placeholder: the paragraph of a chapter that starts with these words.
 PLACEHOLDER = "On the book's site, this paragraph is a lab"
 LEARNER_KEY = "literate-micrograd:learner:engine"  # where learner.js keeps the learner's engine
-FILE_NOTE = (
-    "The lab trains in Python, which runs on this page only when the site is served over "
-    "HTTP: browsers do not let it load from a file:// page. In the repository, run "
-    "`python3 tools/dev.py serve`, or serve a built site with `python3 -m http.server -d "
-    "site`, then open http://127.0.0.1:8000/ in the browser."
-)
 
 
 def _field(name: str, label: str, hint: str) -> str:
@@ -56,7 +50,7 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
     if start < 0:
         return content, False
     end = content.index("</p>", start) + len("</p>")
-    data = {"learner": learner_href, "learnerKey": LEARNER_KEY, "fileNote": FILE_NOTE}
+    data = {"learner": learner_href, "learnerKey": LEARNER_KEY}
     fields = (
         _field("rate", "First learning rate", "the book's is 1.0; try 0.1 and 3.0")
         + _field("steps", "Steps", f"1 to {MAX_STEPS}; the book's 100")

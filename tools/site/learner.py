@@ -18,7 +18,6 @@ from tools.chapter import Chapter, chapters
 from tools.learn.child import DEFAULT_TIMEOUT
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
-from tools.site.page_data import UNSERVED
 from tools.site.page_data import element as data_element
 from tools.site.runtime import page_files, zipped
 
@@ -98,7 +97,6 @@ def page_data(docs: Path, href) -> dict:
         "chapters": [{"name": c.name, "title": Chapter.read(c).title} for c in checked],
         "places": places,
         "engine": ENGINE,
-        "unserved": UNSERVED,
     }
 
 

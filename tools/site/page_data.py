@@ -40,16 +40,6 @@ def read(page: str, marker: str) -> list:
     return [json.loads(html.unescape(m[2])) for m in found if marker in m[1]]
 
 
-# What a Run (and learner mode's Check) says on a page opened from disk, where browsers do
-# not load Python: why, and what to do with the unzipped book alone (`code` is set as code).
-UNSERVED = (
-    "Python cannot run on a page opened from disk: browsers load it only from a web "
-    "server. To run the code, serve the book's folder (the one that holds index.html) with "
-    "any local web server, for example by running `python3 -m http.server` in that folder, "
-    "then open http://localhost:8000/ in the browser."
-)
-
-
 def page_fences(path: Path) -> dict:
     """What a chapter page's notebook needs (docs/assets/notebook/, as data in the page): its
     name, its python fences as the runner's cells (and their names), how many of
@@ -68,7 +58,6 @@ def page_fences(path: Path) -> dict:
         "figures": sorted(figures, key=lambda figure: figure["line"]),
         "engine_before": len(engine_before(path)),
         "fences": [dataclasses.asdict(cell) for cell in cells_of(chapter, needs)],
-        "unserved": UNSERVED,
         # Each fence's name, kept by edits elsewhere in the chapter (tools/chapter.py): the
         # page keeps a reader's edit of a fence under it, across reloads.
         "names": [cell.name for cell in chapter.cells],

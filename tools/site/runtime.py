@@ -98,6 +98,52 @@ PAGE_ZIP = f"{NOTEBOOK_DIR}/page.zip"  # ... as tools/page/*.py, unpacked by wor
 ENGINE_JSON = f"{NOTEBOOK_DIR}/engine.json"  # the engine chunks, in book order
 PROTOCOL_JS = f"{NOTEBOOK_DIR}/protocol.js"  # the page's messages: from docs/, filled in
 PROTOCOL_PLACEHOLDER = "/* the site build writes tools/page/protocol.py's FAMILIES here */ null"
+WORKER_JS = f"{NOTEBOOK_DIR}/worker.js"  # copied from docs/ by mkdocs
+LEARNER_BUNDLE = "assets/learner/book.zip"  # tools/site/learner.py writes it
+# From disk (a page opened by double-click, file://) a browser refuses to fetch a file, to
+# import a module or to start a worker from a file: URL; it still runs classic <script src>
+# files. So each file the page's Python needs is also written as a classic script that
+# holds it in base64 (assets/disk/): notebook.js loads those only when the page is opened
+# from disk, starts the worker from a data: URL and hands it the bytes. Served, the page
+# never asks for them. Site path -> the content type the worker answers it with.
+DISK_DIR = "assets/disk"
+DISK_FILES = {
+    WORKER_JS: "text/javascript",
+    f"{RUNTIME_DIR}/pyodide.js": "text/javascript",
+    f"{RUNTIME_DIR}/pyodide.asm.mjs": "text/javascript",
+    f"{RUNTIME_DIR}/pyodide.asm.wasm": "application/wasm",
+    f"{RUNTIME_DIR}/python_stdlib.zip": "application/zip",
+    f"{RUNTIME_DIR}/pyodide-lock.json": "application/json",
+    PAGE_ZIP: "application/zip",
+    ENGINE_JSON: "application/json",
+    VIZ.files["dist/viz.js"]: "text/javascript",
+    LEARNER_BUNDLE: "application/zip",
+}
+# What the page says while Python starts, phase by phase (docs/assets/notebook/notebook.js
+# fills in the numbers; a phase that lasts over a second also shows its seconds, so that the
+# reader sees it move). The worker names the phase; these words are the page's one copy.
+START_PHASES = {
+    "begin": "loading Python",
+    "download": "loading Python: {received} of {expected} MB downloaded",
+    "read": "loading Python from the book's folder: file {received} of {expected}",
+    "unpack": "unpacking Python",
+    "restore": "restoring Python as this browser kept it after its first start",
+    "start": "starting Python (this takes a few seconds on a slow machine)",
+    "engine": "loading the book's engine",
+    "keep": "keeping this Python in the browser, so that the next start takes a second",
+}
+START_WAITING = "{phase}… {seconds} s"  # a phase that has lasted a second or more
+# Said once, on the fence that waits, when a kept Python could not be used ({why}).
+START_AFRESH = "The Python kept in this browser could not be used ({why}): Python started afresh."
+AFRESH_BECAUSE = {  # why, by what the page (build, large) or Pyodide (refused) found
+    "build": "it was kept for another build of the book",
+    "large": "it is too large to restore",
+    "refused": "Pyodide refused it: {error}",
+}
+# A heap over 30 MiB fails to restore in Pyodide 314 ("offset is out of bounds",
+# pyodide#6254). A snapshot is the heap (it grows by 64 KiB pages) and a header of some
+# hundred bytes: one larger than this is neither kept nor restored. The page's is 30 MiB.
+SNAPSHOT_LIMIT = 30 * 1024 * 1024 + 64 * 1024
 HOW_TO_ENABLE = (
     "Run buttons are off: {why}, so the site has no Python runtime (Pyodide {version}). "
     "To turn them on, install npm (apt-get install nodejs npm) and build again with the "
@@ -241,8 +287,65 @@ def engine_json(docs: Path) -> str:
 
 
 def install_runtime(tarballs: Mapping[Package, Path], site: Path, docs: Path) -> None:
-    """Copy the runtimes' files and the page's Python into the built site."""
+    """Copy the runtimes' files and the page's Python into the built site (then, with
+    learner mode's bundle in place, ``install_disk_copies``)."""
     install_packages(tarballs, site)
     (site / NOTEBOOK_DIR).mkdir(parents=True, exist_ok=True)
     (site / PAGE_ZIP).write_bytes(page_zip())
     (site / ENGINE_JSON).write_text(engine_json(docs), encoding="utf-8")
+
+
+def disk_script(path: str) -> str:
+    """Where the classic-script copy of the site file ``path`` goes."""
+    return f"{DISK_DIR}/{path.removeprefix('assets/').replace('/', '--')}.js"
+
+
+def disk_copy(path: str, data: bytes) -> str:
+    """The classic script that holds ``data`` (the site file ``path``) for a page opened
+    from disk: it adds it, in base64, to ``self.bookDisk``."""
+    text = base64.b64encode(data).decode("ascii")
+    return f'(self.bookDisk = self.bookDisk || {{}})[{json.dumps(path)}] = "{text}";\n'
+
+
+def install_disk_copies(site: Path) -> list[dict]:
+    """Write the classic-script copy of each of ``DISK_FILES`` the site has; return what
+    the page needs to load them (``start_data``'s ``disk``)."""
+    written = []
+    for path, content_type in DISK_FILES.items():
+        if not (site / path).exists():
+            continue  # no learner mode in this build
+        data = (site / path).read_bytes()
+        script = site / disk_script(path)
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(disk_copy(path, data), encoding="ascii")
+        written.append({"path": path, "script": disk_script(path), "type": content_type})
+    return written
+
+
+def start_key(docs: Path) -> str:
+    """What a kept start (a memory snapshot) is for: this Pyodide, and the Python the page
+    imports before a snapshot is made (page.zip, the engine, worker.js's start)."""
+    digest = hashlib.sha256(PYODIDE_PACKAGE.integrity.encode())
+    for part in (page_zip(), engine_json(docs).encode(), (docs / WORKER_JS).read_bytes()):
+        digest.update(hashlib.sha256(part).digest())
+    return f"{PYODIDE}-{digest.hexdigest()[:16]}"
+
+
+def start_data(learner: bool, key: str) -> dict:
+    """What a chapter page's scripts need to start Python (the page data #python-start):
+    the words of each phase, the copies to load from disk (``learner``: the site has
+    learner mode, and so its bundle), and which kept starts it can use (``start_key``)."""
+    disk = [
+        {"path": path, "script": disk_script(path), "type": content_type}
+        for path, content_type in DISK_FILES.items()
+        if learner or path != LEARNER_BUNDLE
+    ]
+    return {
+        "phases": START_PHASES,
+        "waiting": START_WAITING,
+        "afresh": START_AFRESH,
+        "because": AFRESH_BECAUSE,
+        "disk": disk,
+        "key": key,
+        "limit": SNAPSHOT_LIMIT,
+    }

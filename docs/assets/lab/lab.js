@@ -10,8 +10,8 @@
 // what it had). Training goes a slice at a time (about 0.12 s of Python each): Pause takes
 // effect when the slice in progress ends, and a changed field at the next slice (or at
 // once, when the lab stands still). The page's address gives the fields their first values
-// and carries the added points. Opened from disk, it says it needs the served site. The
-// last frame is window.bookLab.frame (the tests read its losses).
+// and carries the added points. Opened from disk, it runs as served (notebook.js starts
+// the same Python from the book's folder). The last frame is window.bookLab.frame (the tests read its losses).
 
 (function () {
   "use strict";
@@ -32,12 +32,6 @@
       this.queued = 0; // requests asked for and not yet answered
       this.find();
       this.fromAddress();
-      if (location.protocol === "file:") {
-        this.problem(this.data.fileNote);
-        root.dataset.state = "unserved";
-        for (const node of root.querySelectorAll("button, input, select")) node.disabled = true;
-        return;
-      }
       root.dataset.state = "idle";
       const q = (selector) => root.querySelector(selector);
       const on = (node, event, handler) => node.addEventListener(event, handler, { signal: this.leaving.signal });

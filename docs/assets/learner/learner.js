@@ -86,7 +86,7 @@
     }
 
     warm() {
-      if (location.protocol !== "file:") shared().warm();
+      shared().warm();
     }
 
     receive(message) {
@@ -335,10 +335,6 @@
     }
 
     async check() {
-      if (location.protocol === "file:") {
-        this.status.replaceChildren(bookPage.withCode("", this.data.unserved));
-        return;
-      }
       const engine = this.text;
       const limit = Number(this.root.dataset.limit);
       const wanted = this.chapter.value;

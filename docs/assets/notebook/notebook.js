@@ -41,6 +41,13 @@
 // the worker; the next Run starts a fresh one and runs the fences above again. Without
 // the fence data (a site built without the runtime) this script does nothing.
 //
+// How Python starts (python.start): served, from the site's files; opened from disk, from
+// their classic-script copies (fromDisk), in a worker started from a data: URL. A start
+// made once is kept in the browser (snapshots) and restored by the next ones, unless it is
+// another build's or too large (python.unusable). While it starts, the fence that waits
+// shows the phase the worker names, in the words of the page data #python-start
+// (tools/site/runtime.py), and its seconds once it has lasted one.
+//
 // Learner mode (docs/assets/learner/learner.js, on the chapter "Rebuild it yourself")
 // checks in this same worker: one Python per tab. It reaches it as window.bookPython
 // (warm, ready, post, end, and a second listener slot, `learner`, which gets the messages
@@ -143,37 +150,228 @@
   // What the next page says when leaving one stopped a fence that ran (set by leave()).
   let notice = null;
 
+  // A start of Python made once is kept in this browser (worker.js: a memory snapshot), in
+  // IndexedDB, and handed to the next start. Storage may be refused or full, or missing:
+  // then nothing is kept, and Python starts the plain way, with no error.
+  const snapshots = {
+    store: "python",
+    open() {
+      return new Promise((resolve, reject) => {
+        const request = indexedDB.open("literate-micrograd", 1);
+        request.onupgradeneeded = () => request.result.createObjectStore(this.store);
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+    },
+    async ask(mode, work) {
+      const db = await this.open();
+      try {
+        return await new Promise((resolve, reject) => {
+          const request = work(db.transaction(this.store, mode).objectStore(this.store));
+          request.onsuccess = () => resolve(request.result);
+          request.onerror = () => reject(request.error);
+        });
+      } finally {
+        db.close();
+      }
+    },
+    async read() {
+      try {
+        const kept = await this.ask("readonly", (store) => store.get("snapshot"));
+        return kept && kept.bytes instanceof ArrayBuffer ? kept : null;
+      } catch {
+        return null;
+      }
+    },
+    async write(key, bytes) {
+      try {
+        await this.ask("readwrite", (store) => store.put({ key, bytes: bytes.buffer }, "snapshot"));
+      } catch {
+        // not kept: see above
+      }
+    },
+    drop() {
+      return this.ask("readwrite", (store) => store.delete("snapshot")).catch(() => {});
+    },
+  };
+
+  // Opened from disk, the files Python needs come from their classic-script copies in
+  // assets/disk/ (tools/site/runtime.py writes them: base64 in self.bookDisk), loaded once
+  // a visit. Each is decoded afresh for each start (the worker takes the bytes).
+  function diskScript(script) {
+    return new Promise((resolve, reject) => {
+      const node = element("script");
+      node.src = new URL(`../../${script}`, here).href;
+      node.addEventListener("load", () => resolve(), { once: true });
+      node.addEventListener("error", () => reject(new Error(`${script} did not load`)), { once: true });
+      document.head.append(node);
+    });
+  }
+
+  const decoded = (text) =>
+    Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+
+  async function fromDisk(start, phase) {
+    const files = start.disk;
+    const wanted = files.filter((file) => !(self.bookDisk && file.path in self.bookDisk));
+    let read = files.length - wanted.length;
+    phase("read", read, files.length);
+    await Promise.all(
+      wanted.map((file) => diskScript(file.script).then(() => phase("read", ++read, files.length))),
+    );
+    phase("unpack");
+    const disk = {};
+    for (const { path, type } of files) disk[path] = { bytes: decoded(self.bookDisk[path]), type };
+    return disk;
+  }
+
+  // One start of the page's worker, as the page holds it from the first reach: messages
+  // posted before the worker exists (from disk, it waits for its files) wait for it.
+  class Channel {
+    constructor(receive, broken) {
+      this.worker = null;
+      this.queue = [];
+      this.ended = false;
+      this.receive = receive;
+      this.broken = broken;
+    }
+
+    attach(worker) {
+      if (this.ended) return worker.terminate();
+      this.worker = worker;
+      worker.onmessage = (event) => this.receive(event.data);
+      worker.onerror = (event) => this.broken(event.message || "the worker failed");
+      for (const [message, transfer] of this.queue) worker.postMessage(message, transfer);
+      this.queue = null;
+    }
+
+    postMessage(message, transfer = []) {
+      if (this.worker) this.worker.postMessage(message, transfer);
+      else this.queue.push([message, transfer]);
+    }
+
+    terminate() {
+      this.ended = true;
+      if (this.worker) this.worker.terminate();
+    }
+  }
+
+  // The words of the start (tools/site/runtime.py, the page data #python-start): kept from
+  // the page that had them, since the lab and learner mode start Python too.
+  let startData = null;
+
   // The page's Python: one worker for the visit, whichever chapter is shown.
   const python = {
-    worker: null,
+    worker: null, // its Channel
     ready: null, // a promise: Python is loaded
     loaded: null, // {resolve, reject} of `ready`
     isReady: false,
     progress: "", // how far the start has come, in words
+    phase: null, // {name, since, numbers} of the start's phase now
+    ticking: null, // the interval that shows a long phase's seconds
+    afresh: "", // said once: the kept start could not be used
+    how: null, // once ready: "restored", "started" (nothing kept), "afresh" (dropped)
+    keeping: null, // the writing of the snapshot this start made, as a promise
+    snapshots, // for the tests (tests/helpers/browser.py)
     listener: null, // the Notebook of the page shown
     learner: null, // learner mode's Python (learner.js), on the page that has it
     lab: null, // the two-moons lab (docs/assets/lab/lab.js), on the page that has it
 
     // The reader reaches for Python: start it, if it is not loaded or loading.
     warm() {
-      if (this.worker === null && location.protocol !== "file:") this.start();
+      if (this.worker === null && startData !== null) this.start();
     },
 
     start() {
-      this.worker = new Worker(new URL("worker.js", here), { type: "module" });
-      this.progress = "starting Python (the first Run loads it)…";
+      const channel = new Channel(
+        (message) => channel === this.worker && this.receive(message),
+        (error) => channel === this.worker && this.broken(error),
+      );
+      this.worker = channel;
+      this.afresh = "";
       this.ready = new Promise((resolve, reject) => {
         this.loaded = { resolve, reject };
       });
       this.ready.catch(() => {}); // whoever awaits it handles the failure
-      this.worker.onmessage = (event) => this.receive(event.data);
-      this.worker.onerror = (event) => this.broken(event.message || "the worker failed");
+      this.show("begin");
+      this.ticking = setInterval(() => this.say(), 1000);
+      this.boot(channel, startData).catch((error) => channel === this.worker && this.broken(error));
+    },
+
+    async boot(channel, start) {
+      const onDisk = location.protocol === "file:";
+      // Served, the worker's script loads while the kept start is read.
+      if (!onDisk) channel.attach(new Worker(new URL("worker.js", here), { type: "module" }));
+      const phase = (name, received = 0, expected = 0) => channel === this.worker && this.show(name, received, expected);
+      let [disk, kept] = await Promise.all([
+        onDisk ? fromDisk(start, phase) : null,
+        self.indexedDB ? snapshots.read() : null,
+      ]);
+      const why = kept && this.unusable(kept, start);
+      if (why) {
+        this.dropped(why);
+        kept = null;
+      }
+      const files = disk ? Object.values(disk).map((file) => file.bytes.buffer) : [];
+      const site = new URL("../../", here).href;
+      // From disk, the browser's own Worker (search's shim replaces window.Worker there:
+      // tools/site/theme/main.html keeps the browser's as window.bookWorker).
+      if (onDisk) {
+        const Native = window.bookWorker || Worker;
+        const source = self.bookDisk["assets/notebook/worker.js"];
+        channel.attach(new Native(`data:text/javascript;base64,${source}`, { type: "module" }));
+      }
+      const keep = Boolean(self.indexedDB);
+      const { key, limit } = start;
+      const message = { kind: "start", site, disk, kept, keep, key, limit };
+      channel.postMessage(bookProtocol.check("to the worker", message), kept ? [kept.bytes, ...files] : files);
     },
 
     // Every message is checked against tools/page/protocol.py (docs/assets/notebook/protocol.js):
     // a bad one to post throws, naming the kind and field; a bad one received stops Python.
     post(message) {
       this.worker.postMessage(bookProtocol.check("to the worker", message));
+    },
+
+    // Why a kept start cannot be used here (a key of tools/site/runtime.py's
+    // AFRESH_BECAUSE), or null: worker.js tries to restore it, and Pyodide may still refuse.
+    unusable(kept, start) {
+      if (kept.key !== start.key) return "build";
+      if (kept.bytes.byteLength > start.limit) return "large";
+      return null;
+    },
+
+    // The kept start is dropped: said once, on this start's progress and in the console.
+    dropped(because, error = "") {
+      this.afresh = startData.afresh.replace("{why}", startData.because[because].replace("{error}", error));
+      console.info(`notebook: ${this.afresh}`);
+      snapshots.drop();
+    },
+
+    // The start's phase now, in the words of tools/site/runtime.py.
+    show(name, received = 0, expected = 0) {
+      if (this.phase?.name !== name) this.phase = { name, since: performance.now() };
+      this.phase.numbers = { received, expected };
+      this.say();
+    },
+
+    say() {
+      if (!this.phase || !startData) return;
+      const { name, since, numbers } = this.phase;
+      let words = startData.phases[name];
+      const { received, expected } = numbers;
+      if (name === "download") words = words.replace("{received}", megabytes(received)).replace("{expected}", megabytes(expected));
+      else words = words.replace("{received}", received).replace("{expected}", expected);
+      const seconds = Math.floor((performance.now() - since) / 1000);
+      if (seconds >= 1) words = startData.waiting.replace("{phase}", words).replace("{seconds}", seconds);
+      else words += "…";
+      this.progress = this.afresh ? `${this.afresh} ${words}` : words;
+      if (this.listener) this.listener.progress(this.progress);
+    },
+
+    done() {
+      clearInterval(this.ticking);
+      this.phase = null;
     },
 
     receive(message) {
@@ -185,17 +383,15 @@
         return;
       }
       if (message.kind === "ready") {
+        this.done();
+        this.how = message.restored ? "restored" : this.afresh ? "afresh" : "started";
         this.isReady = true;
         this.loaded.resolve();
       } else if (message.kind === "loading") {
-        const { step, of, what, received, expected } = message;
-        this.progress = `loading Python ${step}/${of}: ${what}…`;
-        if (expected) {
-          const percent = Math.min(100, Math.floor((100 * received) / expected));
-          this.progress += ` ${megabytes(received)} of ${megabytes(expected)} MB (${percent} %)`;
-        }
-        if (this.listener) this.listener.progress(this.progress);
-      } else if (message.kind === "broken") this.broken(message.error);
+        this.show(message.phase, message.received, message.expected);
+      } else if (message.kind === "afresh") this.dropped(message.because, message.error);
+      else if (message.kind === "snapshot") this.keeping = snapshots.write(message.key, message.bytes);
+      else if (message.kind === "broken") this.broken(message.error);
       else if (message.kind.startsWith("learn")) this.learner?.receive(message);
       else if (message.kind === "lab") this.lab?.receive(message);
       else if (this.listener) this.listener.receive(message);
@@ -228,6 +424,7 @@
 
     discard() {
       if (this.worker) this.worker.terminate();
+      this.done();
       this.worker = null;
       this.isReady = false;
     },
@@ -431,14 +628,6 @@
       this.show();
     }
 
-    // Opened from disk nothing runs: why, and what to do (tools/site/fences.py says it).
-    unserved(text) {
-      this.clear();
-      this.failure.replaceChildren(withCode("notebook-unserved", text));
-      this.show();
-      this.setState("unserved", "the site must be served");
-    }
-
     fail(report) {
       this.failure.textContent = report;
       this.show();
@@ -579,7 +768,6 @@
     }
 
     wantEditors(clicked = null) {
-      if (location.protocol === "file:") return; // nothing runs from disk: no editors
       if (clicked && !clicked.editor) this.clicked = clicked;
       if (this.editorsWanted) return;
       this.editorsWanted = true;
@@ -615,10 +803,8 @@
     }
 
     // An editor takes some 30 ms to make: one at a time while the browser is idle, in page
-    // order, so that a long chapter opens as fast as a short one. Opened from disk, where
-    // nothing can run, the book's code stays as it is printed (with its copy button).
+    // order, so that a long chapter opens as fast as a short one.
     makeEditors() {
-      if (location.protocol === "file:") return;
       const waiting = this.cells.filter((cell) => cell.bar && !cell.fence.blocked);
       const idle = window.requestIdleCallback || ((work) => setTimeout(work, 0));
       const next = () => {
@@ -692,10 +878,6 @@
     // Run fence `target` as tools/page/run.py decides (a notebook's Run); `all`: Run all.
     async run(target, { all = false } = {}) {
       const cell = this.cells[target];
-      if (location.protocol === "file:") {
-        cell.unserved(this.page.unserved);
-        return;
-      }
       if (this.target !== null) return;
       this.target = target;
       this.all = all;
@@ -811,6 +993,8 @@
     const editor = document.getElementById("code-editor");
     if (!data || !editor) return; // no runtime in this build, or no python fences on this page
     const page = { ...bookPage.data(data), editor: bookPage.data(editor) };
+    const start = document.getElementById("python-start");
+    if (start) startData = bookPage.data(start);
     const blocks = [...document.querySelectorAll("article div.language-python.highlight")];
     const shown = page.fences;
     const mismatch = shown.findIndex(

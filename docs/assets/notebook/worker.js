@@ -22,7 +22,29 @@
 
 import "./protocol.js"; // self.bookProtocol
 
-const here = (name) => new URL(name, import.meta.url).href;
+// Started from a page opened from disk (file://), this worker runs from a data: URL: the
+// browser refuses it every file: URL, so the page hands it the bytes of each file it needs
+// (read from the classic-script copies tools/site/runtime.py writes into assets/disk/),
+// and `fetch` and `import` are answered from those bytes (fromDisk below).
+//
+// A start that has been made once in this browser is kept (Pyodide's memory snapshot, made
+// right after the first start and handed to the page, which keeps it in IndexedDB): the next
+// starts restore it, in about a second instead of several. The page hands over only a
+// snapshot made for this build of the book (its key, tools/site/runtime.py's start_key); one
+// Pyodide refuses is dropped, Python starts the plain way and the page says so once.
+//
+// Messages in (first): {kind: "start", site, disk, kept, keep, key, limit}
+//   site: the site's root URL; disk: null served, or from disk {path: {bytes, type}} (path
+//   from the site's root); kept: null or {key, bytes}, the snapshot the page kept; keep:
+//   whether the page can keep a new one, under `key`, if it is at most `limit` bytes.
+// Messages out, while starting: {kind: "loading", phase, received, expected}  the phase
+//   (tools/site/runtime.py's START_PHASES words them; "download" counts bytes)
+//   {kind: "afresh", because: "refused", error}  Pyodide refused the kept snapshot
+//   {kind: "snapshot", key, bytes}  a new snapshot, for the page to keep (bytes transferred)
+//   and then {kind: "ready", restored}
+
+let site = null; // the site's root URL, from the start message
+const here = (name) => new URL(name, new URL("assets/notebook/", site)).href;
 
 // Python 3.14 frees a long chain of objects (a deep graph of Values) recursively, until
 // its C stack checks tell it to defer the rest. In WebAssembly those checks measure
@@ -35,7 +57,6 @@ const here = (name) => new URL(name, import.meta.url).href;
 // sooner than on a desktop Python. tests/site/test_browser.py runs both kinds of code.
 const PYTHON_STACK = 48 * 1024;
 const IMPORT_STACK = 256 * 1024; // while modules are imported: see load()
-
 function limitStack(pyodide, size = PYTHON_STACK) {
   const c = pyodide._module; // Pyodide's C exports
   const top = c._emscripten_stack_get_current();
@@ -48,6 +69,7 @@ let bridge = null; // tools.page.bridge
 let engine = null; // engine.json's text
 let book = null; // the chapter's Notebook (tools/page/run.py)
 let drawing = null; // a promise of {live, draw}: tools.page.live and Graphviz, once asked for
+let disk = null; // from disk: the files' bytes by path from the site's root (see fromDisk)
 
 async function fetched(name) {
   const response = await fetch(here(name));
@@ -55,32 +77,59 @@ async function fetched(name) {
   return response;
 }
 
-// How far the start has come, for the fence that waits: step of 3, and of the files Pyodide
-// fetches (its WebAssembly and standard library, some 12 MB), the bytes received so far.
-const download = { received: 0, expected: 0 };
-const loading = (step, what) => postMessage({ kind: "loading", step, of: 3, what, ...download });
+// A module of the site: imported from its URL, or from disk from a blob: URL of its bytes.
+function imported(name) {
+  const url = here(name);
+  if (disk === null) return import(url);
+  const { bytes, type } = disk[url.slice(site.length)];
+  return import(URL.createObjectURL(new Blob([bytes], { type })));
+}
+
+// From disk, `fetch` answers the site's files from the bytes the page handed over, and
+// nothing else (the browser would refuse it anyway).
+function fromDisk(files) {
+  disk = files;
+  globalThis.fetch = async (input) => {
+    const url = new URL(typeof input === "string" ? input : input.url ?? String(input), site).href;
+    const file = url.startsWith(site) ? disk[url.slice(site.length)] : undefined;
+    if (file === undefined) throw new TypeError(`${url}: not a file of the book's folder`);
+    const headers = { "Content-Type": file.type, "Content-Length": String(file.bytes.byteLength) };
+    return new Response(file.bytes, { headers });
+  };
+}
+
+// How far the start has come, for the fence that waits: the phase, and of the files
+// Pyodide fetches (its WebAssembly and standard library, some 12 MB), the bytes so far.
+const download = { received: 0, expected: 0, pending: 0 };
+const loading = (phase) => {
+  const { received, expected } = download;
+  postMessage({ kind: "loading", phase, received, expected });
+};
 
 // Pyodide fetches its files itself: count their bytes as they arrive, on a copy of each
 // response (the response Pyodide gets is the browser's own, so its compiled WebAssembly is
-// cached as usual). Only while Pyodide loads.
-async function counted(fetchFile, step, what) {
+// cached as usual); once all have arrived, the phase is `next`. Only while Pyodide loads.
+async function counted(fetchFile, next) {
   const original = globalThis.fetch;
   let said = -1;
   globalThis.fetch = async (...args) => {
     const response = await original(...args);
     const size = Number(response.headers.get("Content-Length")) || 0;
-    if (!size || !response.body) return response;
+    if (!size || !response.body || disk !== null) return response;
     download.expected += size;
+    download.pending += 1;
     const reader = response.clone().body.getReader();
     (async () => {
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) return;
+        if (done) break;
         download.received += value.byteLength;
         const percent = Math.floor((100 * download.received) / download.expected);
-        if (percent !== said) loading(step, what);
+        if (percent !== said) loading("download");
         said = percent;
       }
+      download.pending -= 1;
+      if (download.pending === 0) loading(next);
     })().catch(() => {});
     return response;
   };
@@ -91,37 +140,85 @@ async function counted(fetchFile, step, what) {
   }
 }
 
-async function load() {
-  loading(1, "its loader");
-  await import(here("../pyodide/pyodide.js")); // defines globalThis.loadPyodide
-  const what = "the interpreter and its standard library";
-  loading(2, what);
-  const indexURL = here("../pyodide/");
-  const pyodide = await counted(() => globalThis.loadPyodide({ indexURL }), 2, what);
-  limitStack(pyodide);
-  loading(3, "the book's engine");
+// Pyodide, restored from the kept snapshot if there is one (then `restored` is true) and
+// Pyodide takes it, else started the plain way (made to be snapshotted if the page can keep
+// one).
+async function pyodide(options, kept, keep) {
+  if (kept !== null) {
+    loading("restore");
+    try {
+      const restored = await counted(
+        () => globalThis.loadPyodide({ ...options, _loadSnapshot: kept.bytes }),
+        "restore",
+      );
+      return { pyodide: restored, restored: true };
+    } catch (error) {
+      const said = String((error && error.message) || error).split("\n")[0];
+      postMessage({ kind: "afresh", because: "refused", error: said });
+    }
+  }
+  loading(disk === null ? "begin" : "start");
+  const started = await counted(
+    () => globalThis.loadPyodide({ ...options, _makeSnapshot: keep }),
+    "start",
+  );
+  return { pyodide: started, restored: false };
+}
+
+async function load({ kept, keep, key, limit }) {
+  loading("begin");
   const zip = await (await fetched("page.zip")).arrayBuffer();
-  pyodide.unpackArchive(zip, "zip", { extractDir: pyodide.FS.cwd() }); // on sys.path
   engine = await (await fetched("engine.json")).text();
+  await imported("../pyodide/pyodide.js"); // defines globalThis.loadPyodide
+  const indexURL = here("../pyodide/");
+  const options = { indexURL };
+  if (disk !== null) {
+    options.createPyodideModule = (await imported("../pyodide/pyodide.asm.mjs")).default;
+    options.lockFileContents = await (await fetched("../pyodide/pyodide-lock.json")).json();
+  }
+  const { pyodide: python, restored } = await pyodide(options, kept, keep);
+  limitStack(python);
+  loading("engine");
+  // The page's Python, on sys.path (after a restore too: the snapshot holds the heap, not
+  // the files, and what is imported later, the lab or learner mode, needs them).
+  python.unpackArchive(zip, "zip", { extractDir: python.FS.cwd() });
   // Compiling modules as large as difflib needs more stack than PYTHON_STACK gives, so the
   // page's Python is imported with more, once, before any fence runs.
-  limitStack(pyodide, IMPORT_STACK);
+  limitStack(python, IMPORT_STACK);
   try {
-    bridge = pyodide.pyimport("tools.page.bridge");
-    // `import pytest` in a fence: the page's pytest.raises; `import micrograd` outside a
-    // chapter's fences: the whole engine, as the tangled file is on a desktop.
-    const modules = pyodide.pyimport("sys").modules;
-    modules.set("pytest", pyodide.pyimport("tools.page.pytest"));
-    modules.set("micrograd", bridge.finished_engine(engine));
+    bridge = python.pyimport("tools.page.bridge");
+    if (restored) bridge.after_restore();
+    else {
+      // `import pytest` in a fence: the page's pytest.raises; `import micrograd` outside a
+      // chapter's fences: the whole engine, as the tangled file is on a desktop.
+      const modules = python.pyimport("sys").modules;
+      modules.set("pytest", python.pyimport("tools.page.pytest"));
+      modules.set("micrograd", bridge.finished_engine(engine));
+    }
   } finally {
-    limitStack(pyodide);
+    limitStack(python);
   }
-  return pyodide;
+  if (!restored && keep) snapshot(python, key, limit);
+  return { python, restored };
+}
+
+// The start as it stands, for the page to keep (nothing has run in it yet); a snapshot
+// that cannot be made, or is too large to restore (over `limit` bytes), is not kept.
+function snapshot(python, key, limit) {
+  loading("keep");
+  try {
+    const bytes = python.makeMemorySnapshot();
+    if (bytes.byteLength <= limit) {
+      postMessage({ kind: "snapshot", key, bytes }, [bytes.buffer]);
+    }
+  } catch (error) {
+    console.info(`worker: no snapshot kept: ${error}`);
+  }
 }
 
 async function loadDrawing() {
   const live = python.pyimport("tools.page.live");
-  const Viz = await import(here("../viz/viz.js"));
+  const Viz = await imported("../viz/viz.js");
   const viz = await Viz.instance();
   // DOT -> the book's SVG, with ids under `prefix`; or a reason it is not drawn.
   const draw = (dot, prefix) => {
@@ -133,19 +230,35 @@ async function loadDrawing() {
   return { live, draw };
 }
 
-const started = load().then(
-  (pyodide) => {
-    python = pyodide;
-    postMessage({ kind: "ready" });
-  },
-  (error) => postMessage({ kind: "broken", error: String((error && error.stack) || error) }),
-);
-
-// Messages are handled one at a time, in order, once Python is loaded.
-let queue = started;
+// The first message says how to start: from the site or from disk, with a kept snapshot
+// or not. Messages are then handled one at a time, in order, once Python is loaded.
+let queue = null;
 onmessage = (event) => {
+  if (queue === null) {
+    queue = begin(event.data);
+    return;
+  }
   queue = queue.then(() => handle(event.data));
 };
+
+function begin(message) {
+  try {
+    bookProtocol.check("to the worker", message);
+    if (message.kind !== "start") throw new Error(`the first message must be "start", not "${message.kind}"`);
+  } catch (error) {
+    postMessage({ kind: "broken", error: `the page posted a bad message: ${error.message}` });
+    return Promise.resolve();
+  }
+  site = message.site;
+  if (message.disk !== null) fromDisk(message.disk);
+  return load(message).then(
+    (loaded) => {
+      python = loaded.python;
+      postMessage({ kind: "ready", restored: loaded.restored });
+    },
+    (error) => postMessage({ kind: "broken", error: String((error && error.stack) || error) }),
+  );
+}
 
 async function handle(message) {
   if (python === null) return; // broken: notebook.js has been told
@@ -226,7 +339,7 @@ let learner = null; // tools.learn.in_page, in the page's Python
 
 const LEARNER = {
   "learn-load": async ({ bundle }) => {
-    const response = await fetch(bundle);
+    const response = await fetch(bundle); // from disk, answered by fromDisk
     if (!response.ok) throw new Error(`${bundle}: HTTP ${response.status}`);
     // Beside the page's own Python (page.zip), as in the repository: one package `tools`.
     const folder = python.FS.cwd();
