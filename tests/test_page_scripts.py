@@ -44,8 +44,9 @@ pytestmark = pytest.mark.browser
 CHAPTER = DOCS / "03-backward.md"
 ASSETS = ROOT / "docs" / "assets"
 
-# The stand-in for worker.js: ready at once (the page's start message asks nothing of it); each request checked against the protocol; each
-# Run answered with the next recorded stream, if it asks what was recorded.
+# The stand-in for worker.js: ready at once (the page's start message asks nothing of it);
+# each request checked against the protocol; each Run answered with the next recorded
+# stream, if it asks what was recorded.
 WORKER = """
 import "./protocol.js";
 const streams = await (await fetch("./streams.json")).json();
