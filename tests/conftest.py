@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+
 import pytest
 
 from tests.helpers.book import make_book
@@ -11,3 +14,21 @@ from tests.helpers.book import make_book
 def book(tmp_path):
     """A small book of two chapters (tests/helpers/book.py): its docs folder and engine path."""
     return make_book(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, once a test process: Playwright's sync API allows one at a time, so
+    every test that drives a browser (tests/site/, tests/test_page_scripts.py) shares it."""
+    executable = shutil.which("chromium")
+    if executable is None:
+        reason = "Debian's chromium is not installed (apt-get install chromium fonts-liberation)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and {reason}", pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()

@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import html
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -37,7 +36,7 @@ from tools.site.learner import PLACEHOLDER as LEARNER_HERE
 from tools.site.learner import learner_html
 from tools.site.learner import page_data as learner_data
 from tools.site.page_data import element, page_fences
-from tools.site.runtime import PROTOCOL_JS, engine_json, protocol_script
+from tools.site.runtime import PROTOCOL_JS, engine_json, protocol_script, start_data
 
 pytestmark = pytest.mark.browser
 
@@ -115,6 +114,7 @@ def fixture_page(chapter: Chapter, page: dict, more: str = "") -> str:
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>fixture</title></head>"
         f"<body><article><h1>{html.escape(chapter.title)}</h1>{''.join(blocks)}{more}</article>"
         f"{element(page, id='notebook-fences')}{element(editor, id='code-editor')}"
+        f"{element(start_data(False, 'fixture'), id='python-start')}"
         '<script src="page.js"></script><script src="protocol.js"></script>'
         '<script src="notebook.js"></script></body></html>'
     )
@@ -176,34 +176,18 @@ class Session:
 
 
 @pytest.fixture(scope="module")
-def chromium():
-    executable = shutil.which("chromium")
-    if executable is None:
-        reason = "Debian's chromium is not installed (apt-get install chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and {reason}", pytrace=False)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
 def served(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fixture")
     with serve(folder) as url:
         yield folder, url
 
 
-def opened(chromium, url: str, session: Session):
+def opened(browser, url: str, session: Session):
     """The fixture page, with the session's edits kept in the browser as a reader's are."""
     key = f"literate-micrograd:edits:{session.page['chapter']}"
     names = session.page["names"]
     kept = {names[i]: code for i, code in session.edits.items()}
-    tab = open_tab(chromium, "about:blank")
+    tab = open_tab(browser, "about:blank")
     tab.context.add_init_script(
         f"localStorage.setItem({json.dumps(key)}, {json.dumps(json.dumps(kept))})"
     )
@@ -260,7 +244,7 @@ def first_with_output() -> int:
     )  # fmt: skip
 
 
-def test_run_all_a_failure_with_output_the_fences_not_run_and_stale_ones(chromium, served):
+def test_run_all_a_failure_with_output_the_fences_not_run_and_stale_ones(browser, served):
     folder, url = served
     edited = first_with_output()
     session = Session(
@@ -270,7 +254,7 @@ def test_run_all_a_failure_with_output_the_fences_not_run_and_stale_ones(chromiu
     told = session.expect(last, all=True)
     assert any(e["kind"] == "not-run" for e in told), "nothing after the failure to leave unrun"
     again = session.expect(0)
-    tab = opened(chromium, url, session)
+    tab = opened(browser, url, session)
     try:
         click_and_wait(tab, tab.locator(".notebook-run-all"))
         assert_shows(tab, shown_as(told, session.chapter.cells))
@@ -285,13 +269,13 @@ def test_run_all_a_failure_with_output_the_fences_not_run_and_stale_ones(chromiu
         tab.context.close()
 
 
-def test_a_failure_without_output_under_an_output_block_hides_the_books_output(chromium, served):
+def test_a_failure_without_output_under_an_output_block_hides_the_books_output(browser, served):
     folder, url = served
     edited = first_with_output()
     session = Session(folder / "bare", {edited: "raise ValueError('planted, nothing printed')\n"})
     told = session.expect(edited)
     assert [e["kind"] for e in told if e.get("index") == edited][-1] == "done"
-    tab = opened(chromium, url, session)
+    tab = opened(browser, url, session)
     try:
         click_and_wait(tab, bar(tab, session.line(edited)).locator(".notebook-run"))
         assert_shows(tab, shown_as(told, session.chapter.cells))
@@ -303,13 +287,13 @@ def test_a_failure_without_output_under_an_output_block_hides_the_books_output(c
 
 
 def test_a_message_outside_the_protocol_is_reported_on_the_fence_and_in_the_console(
-    chromium, served
+    browser, served
 ):
     folder, url = served
     session = Session(folder / "bad", {})
     bad = [{"kind": "event", "event": {"kind": "done", "index": 0}}, {"kind": "finished"}]
     session.expect(0, messages=bad)
-    tab = opened(chromium, url, session)
+    tab = opened(browser, url, session)
     try:
         click_and_wait(tab, bar(tab, session.line(0)).locator(".notebook-run"))
         said = "run event 'done': missing field 'state'"
@@ -335,7 +319,7 @@ LAB_SHOWN = """() => {
 }"""
 
 
-def test_the_lab_shows_each_frame_and_refusal_that_python_answers(chromium, served):
+def test_the_lab_shows_each_frame_and_refusal_that_python_answers(browser, served):
     folder, url = served
     more = lab_html(f"<p>{PLACEHOLDER}: the fixture.</p>", "", ".")[0]
     session = Session(folder / "lab", {}, LAB_PAGE, more)
@@ -361,7 +345,7 @@ def test_the_lab_shows_each_frame_and_refusal_that_python_answers(chromium, serv
         answers.append(json.loads(lab.answer(json.dumps(sent), engine)))
         session.record(request, [{"kind": "lab", "answer": json.dumps(answers[-1])}])
     assert [next(iter(a)) for a in answers] == ["frame", "frame", "frame", "refused", "frame"]
-    tab = opened(chromium, url, session)
+    tab = opened(browser, url, session)
     try:
         tab.wait_for_selector(".lab[data-state=idle]")
         shown = None
@@ -392,7 +376,7 @@ CHECKED = DOCS / "02-the-value-atom.md"  # the chapter the learner checks
 
 
 def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
-    chromium, served, tmp_path
+    browser, served, tmp_path
 ):
     folder, url = served
     href = lambda name, anchor: f"{name[:-3]}.html" + (f"#{anchor}" if anchor else "")  # noqa: E731
@@ -409,7 +393,7 @@ def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
     asked = {"runs": runs, "engine": engine, "diagnose": True, "record": None}
     session.record(asked, [start, {"kind": "learn-table", "table": table}])
     assert table["hints"], "the skeleton fails CHECKED: there are hints"
-    tab = opened(chromium, url, session)
+    tab = opened(browser, url, session)
     try:
         tab.wait_for_selector(".learner[data-state=idle]", state="attached")
         tab.locator(".learner-chapter").select_option(CHECKED.name)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -106,22 +105,6 @@ def built_site(site_build) -> Path:
     if site_build.returncode != 0:
         pytest.skip("the site did not build: see the failure of test_site_builds_strictly")
     return site_build.site
-
-
-@pytest.fixture(scope="session")
-def browser():
-    executable = shutil.which("chromium")
-    if executable is None:
-        reason = "Debian's chromium is not installed (apt-get install chromium fonts-liberation)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and {reason}", pytrace=False)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,9 @@
 and gives the chapter's own numbers; Pause, Step, another rate, bad input, a learner's
 engine with a planted bug, the keyboard, light and dark and a phone's width (from disk,
 tests/site/test_from_disk.py trains it). Read like a chart (the step under the pointer or
-the arrow keys), a rate changed mid-run, another network, points added with the keyboard, a diverged run, focus
-shown on every control, and the page's address. One tab serves the tests that need
-Python: it starts once (and again once, for the learner's engine).
+the arrow keys), a rate changed mid-run, another network, points added with the keyboard,
+a diverged run, focus shown on every control, and the page's address. One tab serves the
+tests that need Python: it starts once (and again once, for the learner's engine).
 """
 
 from __future__ import annotations

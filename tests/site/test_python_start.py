@@ -27,13 +27,15 @@ from tools.site.runtime import AFRESH_BECAUSE, SNAPSHOT_LIMIT, START_AFRESH
 
 pytestmark = pytest.mark.usefixtures("runtime")
 
-# The worker, replaced: it tells what the page's start message handed it, and nothing more.
-ECHO = """onmessage = ({data}) => postMessage({kind: "echo", keep: data.keep,
-  kept: data.kept && {key: data.kept.key, size: data.kept.bytes.byteLength}});"""
+# The worker, replaced: it tells what the page's start message handed it, and nothing more,
+# on a channel of its own (the page's Python would take any message of it as a broken one).
+ECHO = """onmessage = ({data}) => new BroadcastChannel("start-echo").postMessage({kind: "echo",
+  keep: data.keep, kept: data.kept && {key: data.kept.key, size: data.kept.bytes.byteLength}});"""
 
 HANDED = """() => new Promise(resolve => {
+  const channel = new BroadcastChannel("start-echo");
+  channel.onmessage = ({data}) => { channel.close(); resolve(data); };
   window.bookPython.warm();
-  window.bookPython.worker.worker.addEventListener("message", ({data}) => resolve(data));
 })"""
 
 KEY = "bookPage.data(document.getElementById('python-start')).key"
