@@ -357,3 +357,26 @@ def test_rerunning_each_engine_fence_of_chapter_2_edited_or_not_keeps_the_engine
         )
     )
     assert outcome.report.startswith(f"docs/02-the-value-atom.md:{line}: ZeroDivisionError")
+
+
+def test_a_failing_engine_fence_then_another_engine_fence_leaves_the_engine_as_it_was():
+    pieces = cells(
+        "class Thing:\n    def __init__(self, n):\n        self.n = n\n",
+        "    def grow(self):\n        return Thing(self.n + 1)\n",
+        "    def shrink(self):\n        return Thing(self.n - 1)\n",
+        "x = Thing(5).shrink().n\n",
+        engine={0, 1, 2},
+    )
+    runner = Runner("docs/ch.md", pieces)
+    assert runner.run(0).state == "ran"
+    broken = "    def grow(self):\n        return Thing(self.n + 1)\n    1 / 0\n"
+    assert runner.run(1, {1: broken}).state == "failed"
+    assert not hasattr(runner.namespace["Thing"], "grow"), "the failed chunk is not in the engine"
+    outcome = runner.run(2)
+    assert outcome.state == "ran", outcome.report
+    thing = runner.namespace["Thing"]
+    assert hasattr(thing, "shrink") and not hasattr(thing, "grow")
+    assert thing is runner.kernel.module.Thing, "the namespace's class is the engine's"
+    assert runner.run(3).state == "ran" and runner.namespace["x"] == 4
+    assert runner.run(1).state == "ran", "the book's chunk goes back in its place"
+    assert {"grow", "shrink"} <= set(vars(runner.namespace["Thing"]))
