@@ -203,7 +203,7 @@ def test_run_all_goes_on_past_other_output_and_stops_at_an_exception():
     pieces = [
         Cell(10, "print(1)\n", output="2\n"),
         Cell(20, "print(3)\n", output="3\n"),
-        Cell(30, "1 / 0\n"),
+        Cell(30, "x = 1\n1 / 0\n"),  # fails at line 31, in the fence opened at 29
         Cell(40, "print(4)\n", output="4\n"),
     ]
     events = []
@@ -216,7 +216,9 @@ def test_run_all_goes_on_past_other_output_and_stops_at_an_exception():
         {"kind": "waiting", "index": 3, "status": "waiting: the fences above it run first"}
     ]
     said = [e for e in events if e["kind"] == "not-run"]
-    assert said == [{"kind": "not-run", "index": 3, "status": "not run: line 30 failed first"}]
+    assert said == [
+        {"kind": "not-run", "index": 3, "status": "not run: the fence at line 29 failed first"}
+    ]
     runner = Runner("docs/ch.md", pieces)
     assert runner.run(3).state == "not-run"  # a Run of one fence stops at the difference
     assert runner.outcomes[0].state == "failed"

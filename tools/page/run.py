@@ -222,10 +222,6 @@ class Notebook:
                 tell({"kind": "figure", "name": name, "live": live})
 
     def failed_at(self, index: int) -> str:
-        """Where cell ``index``'s failure is, as a reader finds it: "line N" of the chapter
-        (the innermost chapter line of its traceback), else its fence's opening line."""
-        outcome = self.outcomes[index]
-        place = self.kernel.where(outcome.error) if outcome.error is not None else None
-        if isinstance(outcome.error, OutputMismatchError) or place is None:
-            return f"line {self.cells[index].line - 1}"
-        return f"line {place[1]}" if place[0] == self.chapter else f"{place[0]}:{place[1]}"
+        """Which fence failed, as a reader finds it: the line of its opening backticks
+        (where the failing line inside it is, its report says)."""
+        return f"the fence at line {self.cells[index].line - 1}"
