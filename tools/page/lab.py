@@ -142,7 +142,7 @@ def chapter_namespace(page: str, engine: str, codes: dict, learner: str | None) 
             index = book.first_failure
             first = (book.outcomes[index].report or "").split("\n")[0]
             raise LabError(
-                f"The lab did not start: the fence at line {book.cells[index].line - 1} "
+                f"The lab did not start: the fence at line {book.cells[index].opening} "
                 f"failed ({first}). Fix that fence, or put back the book's code with its "
                 "Reset, and try again."
             )
