@@ -29,7 +29,7 @@ from tools.chapter import (
     rewrite,
 )
 from tools.page import run
-from tools.page.kernel import Chunk, Join, describe
+from tools.page.kernel import Chunk, describe, engine_module
 from tools.page.run import OutputMismatchError
 from tools.tangle import engine_chunks
 
@@ -82,8 +82,7 @@ def import_engine(path: Path) -> types.ModuleType:
     """The micrograd.py at ``path``, run as a fresh module named ``micrograd`` (compiled from
     its text: no __pycache__ is written next to it, and none is read)."""
     try:
-        engine = Chunk(str(path), 1, path.read_text(encoding="utf-8"))
-        return Join([engine], str(path), str(path)).module()
+        return engine_module(path.read_text(encoding="utf-8"), str(path), str(path))
     except Exception as error:
         raise EngineImportError(f"{path} does not import: {describe(error)}") from error
 

@@ -22,7 +22,7 @@ import types
 from dataclasses import dataclass
 
 from .bridge import chunks
-from .kernel import ENGINE
+from .kernel import ENGINE, engine_module
 from .protocol import check
 from .run import Cell, Notebook
 
@@ -92,10 +92,8 @@ def settings(given: dict) -> Settings:
 
 def learner_module(text: str) -> types.ModuleType:
     """A learner's whole ``micrograd.py``, run as the module ``micrograd``."""
-    module = types.ModuleType(ENGINE)
-    module.__file__ = f"{ENGINE}.py"
     try:
-        exec(compile(text, f"{ENGINE}.py ({LEARNER})", "exec"), module.__dict__)
+        module = engine_module(text, f"{ENGINE}.py ({LEARNER})")
     except BaseException as error:  # a learner's file may raise anything
         where = f" (line {error.lineno})" if isinstance(error, SyntaxError) else ""
         raise LabError(
