@@ -8,17 +8,13 @@ from __future__ import annotations
 import html
 
 from tools.page.lab import BOOK, MAX_STEPS
+from tools.site.page_data import UNSERVED
 from tools.site.page_data import element as data_element
 
 # The placeholder: the paragraph of a chapter that starts with these words.
 PLACEHOLDER = "On the book's site, this paragraph is a lab"
 LEARNER_KEY = "literate-micrograd:learner:engine"  # where learner.js keeps the learner's engine
-FILE_NOTE = (
-    "The lab trains in Python, which runs on this page only when the site is served over "
-    "HTTP: browsers do not let it load from a file:// page. In the repository, run "
-    "`python3 tools/dev.py serve`, or serve a built site with `python3 -m http.server -d "
-    "site`, then open http://127.0.0.1:8000/ in the browser."
-)
+FILE_NOTE = f"The lab trains in Python. {UNSERVED}"  # the one message a Run says too
 
 
 def _field(name: str, label: str, hint: str, kind: str = "text") -> str:
