@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 
 from tools.page.lab import BOOK, MAX_STEPS
-from tools.site.page_data import UNSERVED
+from tools.site.page_data import UNSERVED, replace_paragraph
 from tools.site.page_data import element as data_element
 
 # The placeholder: the paragraph of a chapter that starts with these words.
@@ -30,10 +30,6 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
     """The page's HTML with the placeholder paragraph replaced by the lab, and whether the
     placeholder was found. ``learner_href``: learner mode's page from this one ("": the
     site has none). ``assets``: the site's assets/ folder from the page."""
-    start = content.find(f"<p>{PLACEHOLDER}")
-    if start < 0:
-        return content, False
-    end = content.index("</p>", start) + len("</p>")
     data = {"learner": learner_href, "learnerKey": LEARNER_KEY, "fileNote": FILE_NOTE}
     fields = (
         _field("rate", "First learning rate", "the book's is 1.0; try 0.1 and 3.0")
@@ -49,36 +45,40 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
             ("reset", "↺ Reset", "A fresh network from the seed, with the fences as they are now"),
         )
     )
-    place = (
-        '<section class="lab" aria-label="The two-moons lab">'
-        f"{data_element(data, class_='lab-data')}"
-        f'<div class="lab-controls">{fields}'
-        '<label class="lab-field lab-engine-choice" hidden>Engine <select class="lab-engine">'
-        "<option value=\"page\">the page's (the book's, with your edits)</option>"
-        '<option value="learner">yours, from learner mode</option></select></label>'
-        '<label class="lab-field"><input type="checkbox" class="lab-gradients"> '
-        "show the gradients, not the weights</label></div>"
-        f'<div class="lab-buttons" role="toolbar" aria-label="Training">{buttons}</div>'
-        '<p class="lab-now">The lab has not started: Train, Step or Reset starts it.</p>'
-        '<p class="lab-status visually-hidden" role="status" aria-live="polite"></p>'
-        '<p class="lab-problem" role="alert" hidden></p>'
-        '<div class="lab-panels">'
-        '<figure class="lab-panel"><div class="lab-curves-here"></div><figcaption>'
-        '<span class="lab-key lab-key-loss">loss (log scale)</span> '
-        '<span class="lab-key lab-key-train">training accuracy</span> '
-        '<span class="lab-key lab-key-held">held-out accuracy</span></figcaption></figure>'
-        '<figure class="lab-panel"><div class="lab-boundary-here"></div><figcaption>'
-        '<span class="lab-key lab-key-outer">outer moon</span> '
-        '<span class="lab-key lab-key-inner">inner moon</span>: training points filled, '
-        "held-out points hollow, over the side the network gives each place</figcaption></figure>"
-        '<figure class="lab-panel"><div class="lab-network-here"></div><figcaption>'
-        '<span class="lab-key lab-key-plus">positive</span> '
-        '<span class="lab-key lab-key-minus">negative</span>: the network\'s '
-        '<span class="lab-what">weights</span>, wider the larger; inputs left, output right'
-        "</figcaption></figure></div>"
-        f'<details class="lab-about"><summary>About the lab</summary>{content[start:end]}</details>'
-        "</section>"
-        f'<link rel="stylesheet" href="{html.escape(assets)}/lab/lab.css">'
-        f'<script src="{html.escape(assets)}/lab/lab.js"></script>'
+    return replace_paragraph(
+        content,
+        PLACEHOLDER,
+        lambda paragraph: (
+            '<section class="lab" aria-label="The two-moons lab">'
+            f"{data_element(data, class_='lab-data')}"
+            f'<div class="lab-controls">{fields}'
+            '<label class="lab-field lab-engine-choice" hidden>Engine <select class="lab-engine">'
+            "<option value=\"page\">the page's (the book's, with your edits)</option>"
+            '<option value="learner">yours, from learner mode</option></select></label>'
+            '<label class="lab-field"><input type="checkbox" class="lab-gradients"> '
+            "show the gradients, not the weights</label></div>"
+            f'<div class="lab-buttons" role="toolbar" aria-label="Training">{buttons}</div>'
+            '<p class="lab-now">The lab has not started: Train, Step or Reset starts it.</p>'
+            '<p class="lab-status visually-hidden" role="status" aria-live="polite"></p>'
+            '<p class="lab-problem" role="alert" hidden></p>'
+            '<div class="lab-panels">'
+            '<figure class="lab-panel"><div class="lab-curves-here"></div><figcaption>'
+            '<span class="lab-key lab-key-loss">loss (log scale)</span> '
+            '<span class="lab-key lab-key-train">training accuracy</span> '
+            '<span class="lab-key lab-key-held">held-out accuracy</span></figcaption></figure>'
+            '<figure class="lab-panel"><div class="lab-boundary-here"></div><figcaption>'
+            '<span class="lab-key lab-key-outer">outer moon</span> '
+            '<span class="lab-key lab-key-inner">inner moon</span>: training points filled, '
+            "held-out points hollow, over the side the network gives each place"
+            "</figcaption></figure>"
+            '<figure class="lab-panel"><div class="lab-network-here"></div><figcaption>'
+            '<span class="lab-key lab-key-plus">positive</span> '
+            '<span class="lab-key lab-key-minus">negative</span>: the network\'s '
+            '<span class="lab-what">weights</span>, wider the larger; inputs left, output right'
+            "</figcaption></figure></div>"
+            f'<details class="lab-about"><summary>About the lab</summary>{paragraph}</details>'
+            "</section>"
+            f'<link rel="stylesheet" href="{html.escape(assets)}/lab/lab.css">'
+            f'<script src="{html.escape(assets)}/lab/lab.js"></script>'
+        ),
     )
-    return content[:start] + place + content[end:], True
