@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.drive import bar, serve
 from tests.helpers.browser import failure, open_tab
+from tests.helpers.drive import bar, serve
 from tests.helpers.recorded import learner_check, posted
 from tools import DOCS, ROOT
 from tools.chapter import Chapter
