@@ -52,7 +52,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from benchmarks.drive import code, serve
+from tests.helpers.drive import code, serve
 from tools import ROOT
 from tools.site.runtime import PAGE_ZIP, VIZ
 

@@ -201,7 +201,7 @@ def test_the_rule_counts_exactly_the_checks_an_engine_that_does_nothing_fails(sk
         checks = [i for i, c in enumerate(cells) if not c.fence.is_engine and i not in blocked]
         assert sorted(run) == checks, chapter.name  # every check ran
         disagree += [
-            f"{chapter.name}:{cells[i].line - 1}: {'counted' if i in counted else 'not counted'}"
+            f"{chapter.name}:{cells[i].opening}: {'counted' if i in counted else 'not counted'}"
             f" but {'passes' if run[i] else 'fails'} against the skeleton"
             for i in checks
             if run[i] == (i in counted)
@@ -436,7 +436,7 @@ def test_an_endless_loop_costs_its_chapter_a_timeout(tmp_path):
     )
     (result,) = check(engine, [VALUE_CHAPTER], timeout=2)
     first_check = next(c for c in Chapter.read(VALUE_CHAPTER).cells if not c.fence.is_engine)
-    assert result.passed == 0 and result.failure.line == first_check.line - 1
+    assert result.passed == 0 and result.failure.line == first_check.opening
     assert result.failure.message.startswith("timed out after 2 s"), result.failure
 
 

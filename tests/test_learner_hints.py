@@ -182,3 +182,30 @@ def test_a_hint_reads_plainly_its_links_named_as_the_table_names_places():
         "tested')."
     )
     assert "**" not in plain(worked) and "`USED_GRAPH`" in plain(worked)
+
+
+def test_over_two_failing_chapters_the_hint_is_about_the_function_read_next_names(tmp_path, capsys):
+    engine = tmp_path / "micrograd.py"
+    text = BOOK_ENGINE.read_text(encoding="utf-8")
+    bugs = {  # one function of chapter 4, one of chapter 8
+        '(self,), (-1.0,), "neg")': '(self,), (1.0,), "neg")',
+        'edge = f"  n{number[operand]} -> n{number[node]}"': (
+            'edge = f"  n{number[node]} -> n{number[operand]}"'
+        ),
+    }
+    for old, new in bugs.items():
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    engine.write_text(text, encoding="utf-8")
+    numbers = [
+        str(chapter_number(book_definitions()[f].chapter)) for f in ("Value.__neg__", "graph_dot")
+    ]
+    assert numbers[0] != numbers[1]
+    chosen = [word for n in numbers for word in ("--chapter", n)]
+    assert main(["learn", str(engine), *chosen, "--hint"]) == 1
+    out = capsys.readouterr().out
+    assert "Why each chapter's first failing check failed:" in out, out  # both chapters fail
+    named = re.search(r"^Read next: .*, which builds (\S+), the function to fix\.$", out, re.M)
+    assert named and named[1] == "Value.__neg__", out
+    assert read_record(record_path(engine))["hints"] == {"Value.__neg__": 1}
+    assert "graph_dot" not in out.split("\n\nHint ")[-1], out

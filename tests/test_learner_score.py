@@ -34,6 +34,10 @@ WORDING = [  # the book's line, a learner's line, told apart as wording only?
     ("a chain: RecursionError", "a chain: RecursionError: maximum recursion depth", True),
     ("Value(data=3, grad=0)", "Value(data=3.0, grad=0)", True),  # the original micrograd's
     ("one: Value(data=0.424961, grad=0)", "one: Value(data=0.42496089, grad=0.0)", True),
+    ("one: Value(data=0.424961, grad=0)", "one: Value(data=0.424962, grad=0)", False),  # off
+    ("Value(data=1.5e-07, grad=0)", "Value(data=1.50001e-07, grad=0)", False),
+    ("Value(data=-2.5, grad=0)", "Value(data=-2.50000049, grad=0)", True),
+    ("Value(data=-2.5, grad=0)", "Value(data=-2.50002, grad=0)", False),
     ("[Value(data=-1, grad=0), Value(data=2, grad=0)]", "[Value(-1.0, 0), Value(2.0, 0)]", True),
     ("TypeError: Value holds a real number", "ValueError: Value holds a real number", False),
     ("Value(nan): ValueError: finite only", "Value(nan): ValueError: no nan", True),

@@ -117,7 +117,7 @@ def test_lab_steps_answer_with_frames_and_a_refusal_of_the_protocol(lab_steps):
 
 # (family, message, what the error says: None if it is a message of the family)
 CASES = [
-    ("from the worker", {"kind": "ready"}, None),
+    ("from the worker", {"kind": "ready", "restored": False}, None),
     ("from the worker", {"kind": "stopped"}, "from the worker: unknown kind kind=\"stopped\""),
     ("from the worker", {"step": 1}, "from the worker: unknown kind kind=null"),
     ("from the worker", ["ready"], "from the worker: a message is a JSON object, not [\"ready\"]"),

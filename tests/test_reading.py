@@ -66,11 +66,11 @@ def test_what_a_reader_sees_imports_only_micrograd_and_the_standard_library(page
     for fence in python_fences(page):
         if fence.folded:
             continue
-        assert fence.names.parses, f"{page.name}:{fence.line - 1}: a fence that does not parse"
+        assert fence.names.parses, f"{page.name}:{fence.opening}: a fence that does not parse"
         for name in fence.names.imports:  # a method alone is read too (tools/chapter.py)
             top = name.split(".")[0]
             assert top == "micrograd" or top in sys.stdlib_module_names, (
-                f"{page.name}:{fence.line - 1}: a fence in the reading flow imports {name}; "
+                f"{page.name}:{fence.opening}: a fence in the reading flow imports {name}; "
                 "a reader copying it has only micrograd and the standard library "
                 "(move it into a folded check, or draw it as a figure)"
             )
@@ -97,14 +97,14 @@ def test_a_folded_fence_imports_pytest_torch_and_hypothesis_only_where_it_says_s
             if top == "micrograd" or top in sys.stdlib_module_names:
                 continue
             assert top in FOLDED_IMPORTS, (
-                f"{page.name}:{fence.line - 1}: a folded fence imports {name}; the book's "
+                f"{page.name}:{fence.opening}: a folded fence imports {name}; the book's "
                 "fences import only micrograd, the standard library, pytest in checks, "
                 f"torch under <summary>{FOLDED_IMPORTS['torch']}</summary> and hypothesis "
                 f"under <summary>{FOLDED_IMPORTS['hypothesis']}</summary>"
             )
             wanted = FOLDED_IMPORTS[top]
             assert wanted is None or fence.summary == wanted, (
-                f"{page.name}:{fence.line - 1}: a fence imports {name} in a folded block "
+                f"{page.name}:{fence.opening}: a fence imports {name} in a folded block "
                 f"whose summary is {fence.summary!r}; fold it under "
                 f"<summary>{wanted}</summary>, which tells the reader what it needs"
             )

@@ -203,7 +203,7 @@ def test_run_all_goes_on_past_other_output_and_stops_at_an_exception():
     pieces = [
         Cell(10, "print(1)\n", output="2\n"),
         Cell(20, "print(3)\n", output="3\n"),
-        Cell(30, "1 / 0\n"),
+        Cell(30, "x = 1\n1 / 0\n"),  # fails at line 31, in the fence opened at 29
         Cell(40, "print(4)\n", output="4\n"),
     ]
     events = []
@@ -216,7 +216,9 @@ def test_run_all_goes_on_past_other_output_and_stops_at_an_exception():
         {"kind": "waiting", "index": 3, "status": "waiting: the fences above it run first"}
     ]
     said = [e for e in events if e["kind"] == "not-run"]
-    assert said == [{"kind": "not-run", "index": 3, "status": "not run: line 30 failed first"}]
+    assert said == [
+        {"kind": "not-run", "index": 3, "status": "not run: the fence at line 29 failed first"}
+    ]
     runner = Runner("docs/ch.md", pieces)
     assert runner.run(3).state == "not-run"  # a Run of one fence stops at the difference
     assert runner.outcomes[0].state == "failed"
@@ -357,3 +359,26 @@ def test_rerunning_each_engine_fence_of_chapter_2_edited_or_not_keeps_the_engine
         )
     )
     assert outcome.report.startswith(f"docs/02-the-value-atom.md:{line}: ZeroDivisionError")
+
+
+def test_a_failing_engine_fence_then_another_engine_fence_leaves_the_engine_as_it_was():
+    pieces = cells(
+        "class Thing:\n    def __init__(self, n):\n        self.n = n\n",
+        "    def grow(self):\n        return Thing(self.n + 1)\n",
+        "    def shrink(self):\n        return Thing(self.n - 1)\n",
+        "x = Thing(5).shrink().n\n",
+        engine={0, 1, 2},
+    )
+    runner = Runner("docs/ch.md", pieces)
+    assert runner.run(0).state == "ran"
+    broken = "    def grow(self):\n        return Thing(self.n + 1)\n    1 / 0\n"
+    assert runner.run(1, {1: broken}).state == "failed"
+    assert not hasattr(runner.namespace["Thing"], "grow"), "the failed chunk is not in the engine"
+    outcome = runner.run(2)
+    assert outcome.state == "ran", outcome.report
+    thing = runner.namespace["Thing"]
+    assert hasattr(thing, "shrink") and not hasattr(thing, "grow")
+    assert thing is runner.kernel.module.Thing, "the namespace's class is the engine's"
+    assert runner.run(3).state == "ran" and runner.namespace["x"] == 4
+    assert runner.run(1).state == "ran", "the book's chunk goes back in its place"
+    assert {"grow", "shrink"} <= set(vars(runner.namespace["Thing"]))

@@ -72,6 +72,11 @@ class Fence:
     summary: str = ""  # the <summary> of the innermost <details> block it sits in
 
     @property
+    def opening(self) -> int:
+        """The line of the opening backticks (1-based): where a reader finds the fence."""
+        return self.line - 1
+
+    @property
     def end(self) -> int:
         """The line of the closing backticks (1-based)."""
         return self.line + self.code.count("\n")
@@ -137,6 +142,11 @@ class Cell:
     @property
     def line(self) -> int:
         return self.fence.line
+
+    @property
+    def opening(self) -> int:
+        """The line of the fence's opening backticks."""
+        return self.fence.opening
 
     @property
     def end(self) -> int:
@@ -355,7 +365,7 @@ class Chapter:
             if fold.summary_line and not any(o.holds(fold.line) for o in self.folds):
                 hidden.discard(fold.summary_line)
         for fence in self.fences:
-            hidden.update((fence.line - 1, fence.end))
+            hidden.update((fence.opening, fence.end))
         for token in _tokens(self.text):
             if token.type == "html_block" and token.map and not _SUMMARY.search(token.content):
                 hidden.update(range(token.map[0] + 1, token.map[1] + 1))
@@ -401,7 +411,7 @@ class Chapter:
                 continue
             after = fences[i + 1] if i + 1 < len(fences) else None
             adjacent = after is not None and all(
-                not s.strip() for s in lines[fence.end : after.line - 2]
+                not s.strip() for s in lines[fence.end : after.opening - 1]
             )
             output = after if adjacent and after.is_output else None
             section = self.section_of(fence.line)
@@ -416,7 +426,7 @@ class Chapter:
     def misplaced_outputs(self) -> list[int]:
         """Lines of the opening backticks of ```output fences not right below a python fence."""
         paired = {cell.output.line for cell in self.cells if cell.output}
-        return [f.line - 1 for f in self.fences if f.is_output and f.line not in paired]
+        return [f.opening for f in self.fences if f.is_output and f.line not in paired]
 
     @functools.cached_property
     def generated(self) -> list[Generated]:

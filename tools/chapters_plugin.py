@@ -51,7 +51,7 @@ def pytest_make_collect_report(collector):
     report = yield
     if isinstance(collector, pytest.File) and collector.path.suffix == ".md" and report.result:
         collected = chapter.collected[collector.path] = Chapter.read(collector.path)
-        cells = {cell.line - 1: cell for cell in collected.cells}
+        cells = {cell.opening: cell for cell in collected.cells}
         named = []
         for item in report.result:
             cell = cells.get(getattr(item, "start_line", None))  # its opening backticks
@@ -177,7 +177,7 @@ def skip(reason: str, cell) -> NoReturn:
     (not at this file's): so the fences a chapter skips for one reason are said once, at
     the fence the reason is about (pytest_runtest_makereport puts it there)."""
     skipped = pytest.skip.Exception(reason)
-    skipped.chapter_line = cell.line - 1
+    skipped.chapter_line = cell.opening
     raise skipped
 
 

@@ -29,7 +29,7 @@ from tools.chapter import (
     rewrite,
 )
 from tools.page import run
-from tools.page.kernel import Chunk, Join, describe
+from tools.page.kernel import Chunk, describe, engine_module
 from tools.page.run import OutputMismatchError
 from tools.tangle import engine_chunks
 
@@ -82,8 +82,7 @@ def import_engine(path: Path) -> types.ModuleType:
     """The micrograd.py at ``path``, run as a fresh module named ``micrograd`` (compiled from
     its text: no __pycache__ is written next to it, and none is read)."""
     try:
-        engine = Chunk(str(path), 1, path.read_text(encoding="utf-8"))
-        return Join([engine], str(path), str(path)).module()
+        return engine_module(path.read_text(encoding="utf-8"), str(path), str(path))
     except Exception as error:
         raise EngineImportError(f"{path} does not import: {describe(error)}") from error
 
@@ -192,7 +191,7 @@ def cells_of(chapter: Chapter, needs) -> list[run.Cell]:
             c.fence.is_engine,
             c.output.code if c.output else None,
             why,
-            c.output.line - 1 if c.output else 0,
+            c.output.opening if c.output else 0,
         )
         for c, why in zip(chapter.cells, blockers(fences, needs))
     ]
@@ -320,7 +319,7 @@ def _found(read: Chapter, now: Chapter, ran: Iterable[int]) -> dict[int, int]:
             then[cell.fence.info, cell.fence.code],
             there.get((cell.fence.info, cell.fence.code), []),
         )
-        where = f"the fence the run read at line {cell.line - 1}"
+        where = f"the fence the run read at line {cell.opening}"
         if len(are) != len(was):
             if not are:
                 raise ChangedError(f"{where} is gone, or its code was changed")
@@ -354,7 +353,7 @@ def updated_outputs(read: Chapter, printed: dict[int, str], now: Chapter | None 
         ticks = fence_ticks(text)
         block = [f"{ticks}{OUTPUT}\n", run.shown(text), f"{ticks}\n"]
         if cell.output is not None:  # replace from its opening to its closing backticks
-            start = cell.output.line - 2  # its opening backticks, 0-based
+            start = cell.output.opening - 1  # its opening backticks, 0-based
             stop = cell.output.line + cell.output.code.count("\n") - 1  # its closing ones
             if text:
                 lines[start : stop + 1] = block

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from benchmarks.drive import bar
+from tests.helpers.drive import bar
 from tests.helpers.site import PAGES, url_path
 from tools import DOCS
 from tools.notebook import Notebook

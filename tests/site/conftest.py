@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from benchmarks.drive import serve
 from tests.helpers.browser import open_tab
+from tests.helpers.drive import serve
 from tests.helpers.site import build_small_site
 from tools import ROOT
 from tools.site.runtime import RUNTIME_FILES

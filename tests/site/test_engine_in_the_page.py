@@ -12,7 +12,6 @@ import re
 
 import pytest
 
-from benchmarks.drive import bar, code, serve
 from tests.helpers.browser import (
     RUN_TIMEOUT,
     assert_clean,
@@ -27,6 +26,7 @@ from tests.helpers.browser import (
     run,
     states,
 )
+from tests.helpers.drive import bar, code, serve
 
 
 @pytest.mark.usefixtures("runtime")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.drive import code
 from tests.helpers.browser import (
     DESKTOP,
     Watch,
@@ -29,6 +28,7 @@ from tests.helpers.browser import (
     run,
     states,
 )
+from tests.helpers.drive import code
 from tests.helpers.site import PAGES, url_path
 from tools.site.page_data import page_fences
 

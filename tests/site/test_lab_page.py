@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.drive import bar, code
 from tests.helpers.browser import DESKTOP, PHONE, Watch, fence_with, python_workers, requests_for
+from tests.helpers.drive import bar, code
 from tests.helpers.site import url_path
 from tests.test_lab import LAB_PAGE, STEPS, book, run_with  # noqa: F401 (book: the chapter's)
 from tools import ROOT

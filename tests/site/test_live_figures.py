@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.drive import bar, code
 from tests.helpers.browser import (
     assert_clean,
     assert_loaded_locally,
@@ -18,6 +17,7 @@ from tests.helpers.browser import (
     printed,
     run,
 )
+from tests.helpers.drive import bar, code
 from tools.page.live import MAX_NODES
 
 pytestmark = pytest.mark.usefixtures("runtime")

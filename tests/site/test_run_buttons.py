@@ -12,7 +12,6 @@ import re
 
 import pytest
 
-from benchmarks.drive import bar, code, serve
 from tests.helpers.browser import (
     PHONE,
     RUN_TIMEOUT,
@@ -34,6 +33,7 @@ from tests.helpers.browser import (
     run,
     states,
 )
+from tests.helpers.drive import bar, code, serve
 from tests.helpers.site import PAGES
 from tools.site.page_data import page_fences
 

@@ -40,6 +40,8 @@ def test_stepping_the_diamond_to_the_end_reads_30_on_x(open_page, site_url):
     tab, region = stepped(open_page, site_url + "/01-what-autograd-records.html", "01-diamond")
     x = region.locator('[id="01-diamond-node-x"] > text').nth(1)
     assert x.text_content() == "dL/dx = 30" and position(region) == ""  # as drawn
+    region.locator(".steps-back").click()  # as drawn is the end: Back is the step before it
+    assert position(region) == "3" and x.text_content() == "dL/dx = 0", position(region)
     region.locator(".steps-start").click()
     assert position(region) == "0" and x.text_content() == "dL/dx = 0"
     assert region.locator(".steps-caption").text_content().startswith("Start: L.grad = 1")

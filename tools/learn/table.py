@@ -68,16 +68,16 @@ def chapter_result(
         started = [e["start"] for e in events if "start" in e and e["start"] not in ended]
         at = started[-1] if started else next(i for i in every if i not in ended)
         why = stopped or "the chapter stopped early"
-        failures.setdefault(at, Failure(book[at].line - 1, why, kind="stopped"))
+        failures.setdefault(at, Failure(book[at].opening, why, kind="stopped"))
         ended.add(at)
     failure = failures[min(failures)] if failures else None
     failed_line = {i: f.line for i, f in failures.items()}
     waiting = tuple(
-        (book[i].line - 1, failed_line[e["on"]])
+        (book[i].opening, failed_line[e["on"]])
         for i, e in sorted(done["waits"].items())
         if i in counted and e["on"] in failed_line
     )
-    worded = tuple(book[i].line - 1 for i in sorted(done["wording"]) if i in counted)
+    worded = tuple(book[i].opening for i in sorted(done["wording"]) if i in counted)
     return ChapterResult(
         chapter,
         len(checks),

@@ -115,6 +115,12 @@ class Join:
         return moved
 
 
+def engine_module(text: str, name: str, file: str = f"{ENGINE}.py") -> types.ModuleType:
+    """A whole ``micrograd.py`` (``text``), run as a fresh module ``micrograd`` whose
+    tracebacks name ``name``: the one way a saved or a learner's engine becomes a module."""
+    return Join([Chunk(name, 1, text)], name, file).module()
+
+
 @contextlib.contextmanager
 def installed(module: types.ModuleType | None):
     """``import micrograd`` gives ``module`` until the block ends (nothing changes if None)."""

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl, urlencode
 
 from .bridge import chunks
-from .kernel import ENGINE
+from .kernel import ENGINE, engine_module
 from .lab_apart import ApartError, record, stage
 from .lab_draw import (  # noqa: F401 (float_layers, score, grid_scores: the tests' too)
     active_counts,
@@ -240,10 +240,8 @@ def from_address(query: str) -> tuple[dict, str]:
 
 def learner_module(text: str) -> types.ModuleType:
     """A learner's whole ``micrograd.py``, run as the module ``micrograd``."""
-    module = types.ModuleType(ENGINE)
-    module.__file__ = f"{ENGINE}.py"
     try:
-        exec(compile(text, f"{ENGINE}.py ({LEARNER})", "exec"), module.__dict__)
+        module = engine_module(text, f"{ENGINE}.py ({LEARNER})")
     except BaseException as error:  # a learner's file may raise anything
         where = f" (line {error.lineno})" if isinstance(error, SyntaxError) else ""
         raise LabError(
@@ -290,7 +288,7 @@ def chapter_namespace(page: str, engine: str, codes: dict, learner: str | None) 
             index = book.first_failure
             first = (book.outcomes[index].report or "").split("\n")[0]
             raise LabError(
-                f"The lab did not start: the fence at line {book.cells[index].line - 1} "
+                f"The lab did not start: the fence at line {book.cells[index].opening} "
                 f"failed ({first}). Fix that fence, or put back the book's code with its "
                 "Reset, and try again."
             )

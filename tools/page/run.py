@@ -45,6 +45,11 @@ class Cell:
     blocked: str | None = None
     output_line: int = 0  # the line of the output block's opening backticks
 
+    @property
+    def opening(self) -> int:
+        """The line of the fence's opening backticks (as tools/chapter.py's Fence.opening)."""
+        return self.line - 1
+
 
 @dataclass
 class Outcome:
@@ -64,7 +69,7 @@ def shown(printed: str) -> str:
 
 def mismatch(chapter: str, cell: Cell, printed: str, remedy: str = UPDATE) -> str | None:
     """Why the book's code of ``cell`` printing ``printed`` fails its check, or None."""
-    where = f"{chapter}:{cell.line - 1}"  # the fence's opening backticks
+    where = f"{chapter}:{cell.opening}"
     if cell.output is None:
         if not printed:
             return None
@@ -222,10 +227,6 @@ class Notebook:
                 tell({"kind": "figure", "name": name, "live": live})
 
     def failed_at(self, index: int) -> str:
-        """Where cell ``index``'s failure is, as a reader finds it: "line N" of the chapter
-        (the innermost chapter line of its traceback), else its fence's opening line."""
-        outcome = self.outcomes[index]
-        place = self.kernel.where(outcome.error) if outcome.error is not None else None
-        if isinstance(outcome.error, OutputMismatchError) or place is None:
-            return f"line {self.cells[index].line - 1}"
-        return f"line {place[1]}" if place[0] == self.chapter else f"{place[0]}:{place[1]}"
+        """Which fence failed, as a reader finds it: the line of its opening backticks
+        (where the failing line inside it is, its report says)."""
+        return f"the fence at line {self.cells[index].opening}"

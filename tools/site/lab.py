@@ -11,6 +11,7 @@ import html
 
 from tools.page.lab import BOOK, MAX_DECAY, MAX_LAYERS, MAX_POINTS, MAX_STEPS, MAX_UNITS
 from tools.site.page_data import element as data_element
+from tools.site.page_data import replace_paragraph
 
 # The placeholder: the paragraph of a chapter that starts with these words.
 PLACEHOLDER = "On the book's site, this paragraph is a lab"
@@ -46,10 +47,6 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
     """The page's HTML with the placeholder paragraph replaced by the lab, and whether the
     placeholder was found. ``learner_href``: learner mode's page from this one ("": the
     site has none). ``assets``: the site's assets/ folder from the page."""
-    start = content.find(f"<p>{PLACEHOLDER}")
-    if start < 0:
-        return content, False
-    end = content.index("</p>", start) + len("</p>")
     data = {"learner": learner_href, "learnerKey": LEARNER_KEY}
     fields = (
         _field("rate", "First learning rate", "the book's is 1.0; try 0.1 and 3.0")
@@ -78,78 +75,81 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
             ("reset", "↺ Reset", "A fresh network from the seed, with the fences as they are now"),
         )
     )
-    place = (
-        '<section class="lab" aria-label="The two-moons lab">'
-        f"{data_element(data, class_='lab-data')}"
-        f'<div class="lab-controls" role="group" aria-label="Training">{fields}</div>'
-        f'<div class="lab-controls" role="group" aria-label="The network">{network}</div>'
-        f'<div class="lab-controls" role="group" aria-label="The data">{data_fields}</div>'
-        '<div class="lab-controls">'
-        '<label class="lab-field lab-engine-choice" hidden>Engine <select class="lab-engine">'
-        "<option value=\"page\">the page's (the book's, with your edits)</option>"
-        '<option value="learner">yours, from learner mode</option></select></label>'
-        '<label class="lab-field"><input type="checkbox" class="lab-gradients"> '
-        "show the gradients, not the weights</label></div>"
-        f'<div class="lab-buttons" role="toolbar" aria-label="Training">{buttons}</div>'
-        '<p class="lab-now">The lab has not started: Train, Step or Reset starts it.</p>'
-        '<p class="lab-status visually-hidden" role="status" aria-live="polite"></p>'
-        '<p class="lab-problem" role="alert" hidden></p>'
-        '<p class="lab-note" hidden></p>'
-        '<div class="lab-panels">'
-        '<figure class="lab-panel"><div class="lab-curves-here" tabindex="0" role="slider" '
-        'aria-label="Step shown on the chart: the left and right arrow keys move it" '
-        'aria-valuemin="0" aria-valuemax="0" aria-valuenow="0" aria-valuetext="no steps yet">'
-        '</div><p class="lab-readout" aria-hidden="true"></p><figcaption>'
-        '<span class="lab-key lab-key-loss">loss (log scale)</span> '
-        '<span class="lab-key lab-key-train">training accuracy</span> '
-        '<span class="lab-key lab-key-held">held-out accuracy</span>; point at a step, or '
-        "focus the chart and use the arrow keys, to read it</figcaption></figure>"
-        '<figure class="lab-panel"><div class="lab-boundary-here" tabindex="0" '
-        'role="application" aria-roledescription="plane" aria-label="The plane: the arrow '
-        "keys move a cross, Enter adds a training point there, of the moon chosen under "
-        'Add points of the"></div><figcaption>'
-        '<span class="lab-key lab-key-outer">outer moon</span> '
-        '<span class="lab-key lab-key-inner">inner moon</span>: training points filled, '
-        "held-out points hollow, over the side the network gives each place. Click (or "
-        "focus it, move with the arrow keys and press Enter) to add a training point."
-        "</figcaption></figure>"
-        '<figure class="lab-panel"><div class="lab-network-here"></div><figcaption>'
-        '<span class="lab-key lab-key-plus">positive</span> '
-        '<span class="lab-key lab-key-minus">negative</span>: the network\'s '
-        '<span class="lab-what">weights</span>, wider the larger; inputs left, output right'
-        "</figcaption>"
-        '<div class="lab-weights"><label class="lab-field">Weight <input class="lab-which" '
-        'type="text" size="8" aria-describedby="lab-which-hint" value="1, 1, 1"></label>'
-        '<span class="lab-hint" id="lab-which-hint">layer, unit, input, from 1 (b: the '
-        "bias); or click a line</span>"
-        '<p class="lab-weight-now" role="status" aria-live="polite"></p>'
-        '<label class="lab-field">Set it to <input class="lab-value" type="text" size="8" '
-        'inputmode="decimal"></label> <button type="button" class="notebook-button lab-set" '
-        'title="Give the weight this value; training goes on from there">Set</button></div>'
-        "</figure></div>"
-        '<figure class="lab-units"><figcaption>What each hidden unit computes: its output '
-        "over the plane drawn above (orange positive, blue negative, blank 0); a crossed-out "
-        "unit is dead, 0 at every training point.</figcaption>"
-        '<div class="lab-units-here"></div></figure>'
-        '<details class="lab-apart"><summary>One step, taken apart</summary>'
-        "<p>One step of gradient descent on one training point's loss, part by part, with "
-        "the engine's own numbers: the forward pass (each unit's value: orange positive, "
-        "blue negative, hollow 0), the loss, the backward pass (each unit's weights getting "
-        "their gradients, in the order the engine's backward reaches them) and the update. "
-        "The lab's network is not changed.</p>"
-        '<div class="lab-controls"><label class="lab-field">Training point <input '
-        'class="lab-point" type="text" size="5" inputmode="numeric" '
-        'aria-describedby="lab-point-hint"></label><span class="lab-hint" id="lab-point-hint">'
-        "its number; empty: the first that still pulls</span>"
-        '<button type="button" class="notebook-button lab-take-apart">Take apart</button>'
-        '<button type="button" class="notebook-button lab-back" disabled>← Back</button>'
-        '<button type="button" class="notebook-button lab-next" disabled>Next →</button></div>'
-        '<p class="lab-apart-text" role="status" aria-live="polite"></p>'
-        '<div class="lab-apart-here" tabindex="0" role="group" aria-label="The step taken '
-        'apart: the left and right arrow keys go back and on"></div></details>'
-        f'<details class="lab-about"><summary>About the lab</summary>{content[start:end]}</details>'
-        "</section>"
-        f'<link rel="stylesheet" href="{html.escape(assets)}/lab/lab.css">'
-        f'<script src="{html.escape(assets)}/lab/lab.js"></script>'
+    return replace_paragraph(
+        content,
+        PLACEHOLDER,
+        lambda paragraph: (
+            '<section class="lab" aria-label="The two-moons lab">'
+            f"{data_element(data, class_='lab-data')}"
+            f'<div class="lab-controls" role="group" aria-label="Training">{fields}</div>'
+            f'<div class="lab-controls" role="group" aria-label="The network">{network}</div>'
+            f'<div class="lab-controls" role="group" aria-label="The data">{data_fields}</div>'
+            '<div class="lab-controls">'
+            '<label class="lab-field lab-engine-choice" hidden>Engine <select class="lab-engine">'
+            "<option value=\"page\">the page's (the book's, with your edits)</option>"
+            '<option value="learner">yours, from learner mode</option></select></label>'
+            '<label class="lab-field"><input type="checkbox" class="lab-gradients"> '
+            "show the gradients, not the weights</label></div>"
+            f'<div class="lab-buttons" role="toolbar" aria-label="Training">{buttons}</div>'
+            '<p class="lab-now">The lab has not started: Train, Step or Reset starts it.</p>'
+            '<p class="lab-status visually-hidden" role="status" aria-live="polite"></p>'
+            '<p class="lab-problem" role="alert" hidden></p>'
+            '<p class="lab-note" hidden></p>'
+            '<div class="lab-panels">'
+            '<figure class="lab-panel"><div class="lab-curves-here" tabindex="0" role="slider" '
+            'aria-label="Step shown on the chart: the left and right arrow keys move it" '
+            'aria-valuemin="0" aria-valuemax="0" aria-valuenow="0" aria-valuetext="no steps yet">'
+            '</div><p class="lab-readout" aria-hidden="true"></p><figcaption>'
+            '<span class="lab-key lab-key-loss">loss (log scale)</span> '
+            '<span class="lab-key lab-key-train">training accuracy</span> '
+            '<span class="lab-key lab-key-held">held-out accuracy</span>; point at a step, or '
+            "focus the chart and use the arrow keys, to read it</figcaption></figure>"
+            '<figure class="lab-panel"><div class="lab-boundary-here" tabindex="0" '
+            'role="application" aria-roledescription="plane" aria-label="The plane: the arrow '
+            "keys move a cross, Enter adds a training point there, of the moon chosen under "
+            'Add points of the"></div><figcaption>'
+            '<span class="lab-key lab-key-outer">outer moon</span> '
+            '<span class="lab-key lab-key-inner">inner moon</span>: training points filled, '
+            "held-out points hollow, over the side the network gives each place. Click (or "
+            "focus it, move with the arrow keys and press Enter) to add a training point."
+            "</figcaption></figure>"
+            '<figure class="lab-panel"><div class="lab-network-here"></div><figcaption>'
+            '<span class="lab-key lab-key-plus">positive</span> '
+            '<span class="lab-key lab-key-minus">negative</span>: the network\'s '
+            '<span class="lab-what">weights</span>, wider the larger; inputs left, output right'
+            "</figcaption>"
+            '<div class="lab-weights"><label class="lab-field">Weight <input class="lab-which" '
+            'type="text" size="8" aria-describedby="lab-which-hint" value="1, 1, 1"></label>'
+            '<span class="lab-hint" id="lab-which-hint">layer, unit, input, from 1 (b: the '
+            "bias); or click a line</span>"
+            '<p class="lab-weight-now" role="status" aria-live="polite"></p>'
+            '<label class="lab-field">Set it to <input class="lab-value" type="text" size="8" '
+            'inputmode="decimal"></label> <button type="button" class="notebook-button lab-set" '
+            'title="Give the weight this value; training goes on from there">Set</button></div>'
+            "</figure></div>"
+            '<figure class="lab-units"><figcaption>What each hidden unit computes: its output '
+            "over the plane drawn above (orange positive, blue negative, blank 0); a crossed-out "
+            "unit is dead, 0 at every training point.</figcaption>"
+            '<div class="lab-units-here"></div></figure>'
+            '<details class="lab-apart"><summary>One step, taken apart</summary>'
+            "<p>One step of gradient descent on one training point's loss, part by part, with "
+            "the engine's own numbers: the forward pass (each unit's value: orange positive, "
+            "blue negative, hollow 0), the loss, the backward pass (each unit's weights getting "
+            "their gradients, in the order the engine's backward reaches them) and the update. "
+            "The lab's network is not changed.</p>"
+            '<div class="lab-controls"><label class="lab-field">Training point <input '
+            'class="lab-point" type="text" size="5" inputmode="numeric" '
+            'aria-describedby="lab-point-hint"></label><span class="lab-hint" id="lab-point-hint">'
+            "its number; empty: the first that still pulls</span>"
+            '<button type="button" class="notebook-button lab-take-apart">Take apart</button>'
+            '<button type="button" class="notebook-button lab-back" disabled>← Back</button>'
+            '<button type="button" class="notebook-button lab-next" disabled>Next →</button></div>'
+            '<p class="lab-apart-text" role="status" aria-live="polite"></p>'
+            '<div class="lab-apart-here" tabindex="0" role="group" aria-label="The step taken '
+            'apart: the left and right arrow keys go back and on"></div></details>'
+            f'<details class="lab-about"><summary>About the lab</summary>{paragraph}</details>'
+            "</section>"
+            f'<link rel="stylesheet" href="{html.escape(assets)}/lab/lab.css">'
+            f'<script src="{html.escape(assets)}/lab/lab.js"></script>'
+        ),
     )
-    return content[:start] + place + content[end:], True

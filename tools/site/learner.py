@@ -19,6 +19,7 @@ from tools.learn.child import DEFAULT_TIMEOUT
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
 from tools.site.page_data import element as data_element
+from tools.site.page_data import replace_paragraph
 from tools.site.runtime import page_files, zipped
 
 PAGE = "16-rebuild-it-yourself.md"
@@ -103,19 +104,18 @@ def page_data(docs: Path, href) -> dict:
 def learner_html(content: str, data: dict, assets: str) -> tuple[str, bool]:
     """The page's HTML with the placeholder paragraph replaced by the learner's place, and
     whether the placeholder was found. ``assets``: the site's assets/ folder from the page."""
-    start = content.find(f"<p>{PLACEHOLDER}")
-    if start < 0:
-        return content, False
-    end = content.index("</p>", start) + len("</p>")
-    place = (
-        f'<div class="learner" data-limit="{TIME_LIMIT}" '
-        f'data-bundle="{html.escape(assets)}/learner/book.zip">'
-        f"{data_element(data, class_='learner-data')}"
-        f"{content[start:end]}</div>"
-        f'<link rel="stylesheet" href="{html.escape(assets)}/learner/learner.css">'
-        f'<script src="{html.escape(assets)}/learner/learner.js"></script>'
+    return replace_paragraph(
+        content,
+        PLACEHOLDER,
+        lambda paragraph: (
+            f'<div class="learner" data-limit="{TIME_LIMIT}" '
+            f'data-bundle="{html.escape(assets)}/learner/book.zip">'
+            f"{data_element(data, class_='learner-data')}"
+            f"{paragraph}</div>"
+            f'<link rel="stylesheet" href="{html.escape(assets)}/learner/learner.css">'
+            f'<script src="{html.escape(assets)}/learner/learner.js"></script>'
+        ),
     )
-    return content[:start] + place + content[end:], True
 
 
 def install_bundle(site: Path, docs: Path = DOCS) -> None:

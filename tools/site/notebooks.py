@@ -236,7 +236,7 @@ def chapter_notebook(path: Path, docs: Path | None = None) -> nbformat.NotebookN
 
     line = 1  # the first line of the chapter not yet in a cell
     for cell, why in zip(cells, blocked):
-        prose(line, cell.line - 2)  # up to the fence's opening backticks
+        prose(line, cell.opening - 1)  # up to the fence's opening backticks
         code = cell.fence.code.removesuffix("\n")
         if why is not None:
             ticks = fence_ticks(code)

@@ -11,6 +11,7 @@ import dataclasses
 import html
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from tools import relative
@@ -30,6 +31,16 @@ def element(data, **attributes: str) -> str:
         for name, value in attributes.items()
     )
     return f'<span class="{classes}" hidden{said} data-json="{text}"></span>'
+
+
+def replace_paragraph(content: str, opening: str, make: Callable[[str], str]) -> tuple[str, bool]:
+    """``content`` (a page's HTML) with its paragraph that starts with ``opening`` (a
+    chapter's placeholder) replaced by ``make(that paragraph)``, and whether it had one."""
+    start = content.find(f"<p>{opening}")
+    if start < 0:
+        return content, False
+    end = content.index("</p>", start) + len("</p>")
+    return content[:start] + make(content[start:end]) + content[end:], True
 
 
 def read(page: str, marker: str) -> list:

@@ -67,7 +67,7 @@
   function markScrollers() {
     for (const box of document.querySelectorAll("article div.arithmatex")) {
       box.style.removeProperty("--fit");
-      const fit = (0.98 * box.clientWidth) / box.scrollWidth;
+      const fit = (0.98 * box.clientWidth) / inkWidth(box);
       if (fit < 1) box.style.setProperty("--fit", Math.max(FIT_LEAST, fit).toFixed(3));
     }
     const counts = {};
@@ -91,6 +91,15 @@
         if (box.nextElementSibling?.matches(".scroll-sign")) box.nextElementSibling.remove();
       }
     }
+  }
+  // How wide an equation is drawn: its content's, not its <math display=block>'s, which
+  // fills the box however narrow the equation (so scrollWidth would fit every one).
+  function inkWidth(box) {
+    const math = box.querySelector("math");
+    if (!math) return box.scrollWidth;
+    const range = document.createRange();
+    range.selectNodeContents(math);
+    return range.getBoundingClientRect().width;
   }
   let resizing = null;
   window.addEventListener("resize", () => {

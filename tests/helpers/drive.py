@@ -1,4 +1,4 @@
-"""The built site driven from outside: by benchmarks/page.py, and by the browser tests.
+"""The built site driven from outside: by the browser tests, and by benchmarks/page.py.
 
 ``serve`` serves a folder on a free port of 127.0.0.1; ``bar`` and ``code`` find a chapter
 page's Run bar and code editor of the fence whose code starts on a given line.
