@@ -38,7 +38,7 @@ for chapter in sys.argv[3].split(","):  # as the page's Check runs them, one aft
     events = [json.loads(e) for e in events]
     runs.append({"chapter": chapter, "events": events, "stopped": None})
 shown = json.loads(learner.table_in_page(json.dumps(runs), engine, True, folder=sys.argv[4]))
-print(json.dumps(shown))
+print(json.dumps({**shown, "runs": runs}))
 """
 
 
@@ -116,3 +116,6 @@ def test_the_books_engine_passes_every_counted_check_of_every_chapter_in_the_pag
     elsewhere = sum(len(_blocked(path)) for path in every)  # need files or processes
     assert f"Not run on this page: {elsewhere} checks" in table, table
     assert shown["fix"] == "" and shown["hints"] == []
+    for path, run in zip(every, shown["runs"], strict=True):  # what the page cannot run,
+        started = {event["start"] for event in run["events"] if "start" in event}
+        assert started and not started & _blocked(path), f"{path.name} ran {started}"
