@@ -13,6 +13,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tools import ENGINE, ROOT
 from tools.learn.child import check
 from tools.learn.counted import engine_checks, engine_names
@@ -100,6 +102,7 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
     assert "docs/02-the-value-atom.md, section 'Five fields' (page '2. The Value atom')" in said
 
 
+@pytest.mark.heavy  # runs every chapter of the book again: `test`, not `check`
 def test_the_books_engine_passes_every_counted_check_of_every_chapter_in_the_pages_python(
     tmp_path,
 ):
