@@ -6,14 +6,21 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
+
+import pytest
 
 from tools import ENGINE, ROOT
 from tools.learn.child import check
+from tools.learn.counted import engine_checks, engine_names
 from tools.learn.hints import LEVELS, hint, next_level
+from tools.learn.in_page import _blocked
+from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
 from tools.learn.table import progress_table
 from tools.site.learner import IN_PAGE, book_zip, imported_by
@@ -26,12 +33,37 @@ import json, sys
 sys.path[:0] = [sys.argv[1], sys.argv[1] + "/packages"]
 from tools.learn import in_page as learner
 engine = open(sys.argv[2], encoding="utf-8").read()
-events = []
-learner.check_in_page(sys.argv[3], engine, events.append, folder=sys.argv[4])
-run = {"chapter": sys.argv[3], "events": [json.loads(e) for e in events], "stopped": None}
-shown = json.loads(learner.table_in_page(json.dumps([run]), engine, True, folder=sys.argv[4]))
-print(json.dumps(shown))
+runs = []
+for chapter in sys.argv[3].split(","):  # as the page's Check runs them, one after another
+    events = []
+    learner.check_in_page(chapter, engine, events.append, folder=sys.argv[4])
+    events = [json.loads(e) for e in events]
+    runs.append({"chapter": chapter, "events": events, "stopped": None})
+shown = json.loads(learner.table_in_page(json.dumps(runs), engine, True, folder=sys.argv[4]))
+print(json.dumps({**shown, "runs": runs}))
 """
+
+
+def in_the_page(tmp_path, engine: str, chapters: list[Path]) -> dict:
+    """What the page's Python shows for a Check of ``chapters`` against ``engine``: the
+    book's zip and page.zip unpacked as the page unpacks them, run with the standard
+    library alone and the page's pytest.raises, in a Python of its own."""
+    book = tmp_path / "book"  # as the page unpacks it: beside page.zip
+    zipfile.ZipFile(io.BytesIO(book_zip())).extractall(book)
+    zipfile.ZipFile(io.BytesIO(page_zip())).extractall(book)
+    page = tmp_path / "page"  # the page's own folder: pytest.py is the page's pytest.raises
+    page.mkdir()
+    shutil.copyfile(ROOT / "tools" / "page" / "pytest.py", page / "pytest.py")
+    mine = tmp_path / ENGINE
+    mine.write_text(engine, encoding="utf-8")
+    names = ",".join(chapter.name for chapter in chapters)
+    learner = tmp_path / "learner"  # where the page writes the learner's micrograd.py
+    command = [sys.executable, "-I", "-S", "-c", IN_THE_PAGE, book, mine, names, learner]
+    done = subprocess.run(
+        [*map(str, command)], cwd=page, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(tmp_path):
@@ -68,3 +100,25 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
     assert ("docs/02-the-value-atom.md", "Five fields") in links
     said = [part for part, chapter, _ in parts if chapter]
     assert "docs/02-the-value-atom.md, section 'Five fields' (page '2. The Value atom')" in said
+
+
+@pytest.mark.heavy  # runs every chapter of the book again: `test`, not `check`
+def test_the_books_engine_passes_every_counted_check_of_every_chapter_in_the_pages_python(
+    tmp_path,
+):
+    """Every chapter, as the page's Check of "every chapter" runs them (the page itself
+    checks two: tests/site/test_learner_page.py): the book's engine passes every check of
+    the engine the page can run, and the table says how many it cannot, and why."""
+    every = chapters_named([])
+    shown = in_the_page(tmp_path, (ROOT / ENGINE).read_text(encoding="utf-8"), every)
+    table = "".join(part for part, _, _ in shown["table"])
+    counted = sum(len(engine_checks(path, engine_names()) - _blocked(path)) for path in every)
+    assert re.search(rf"^all +{counted} of {counted}$", table, re.M), table
+    assert f"\nEvery check passes against {ENGINE}.\n" in table, table
+    assert table.splitlines()[-1].startswith("Every check of the book first passed on ")
+    elsewhere = sum(len(_blocked(path)) for path in every)  # need files or processes
+    assert f"Not run on this page: {elsewhere} checks" in table, table
+    assert shown["fix"] == "" and shown["hints"] == []
+    for path, run in zip(every, shown["runs"], strict=True):  # what the page cannot run,
+        started = {event["start"] for event in run["events"] if "start" in event}
+        assert not started & _blocked(path), f"{path.name} ran {started}"

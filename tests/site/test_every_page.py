@@ -7,17 +7,20 @@ turn (one visit a page, since loading one costs about 3 s of CPU).
 - It loads without console errors or failed requests, weighs at most 1.2 MB before the
   reader reaches for anything, shows its pictures at a real size within the text column,
   has a Run bar on each python fence, and fits a 390-pixel phone screen.
-- axe-core finds nothing in it light at 1280 px, then at 390 px (page.js marks what then
-  scrolls sideways), then dark at 1280 px with the fences' editors made (switched with the
-  header's toggle as a reader would, its fences reached for). Any violation fails, with
+- axe-core finds nothing in it light at 1280 px; on the pages of EVERY_LOOK, also at 390
+  px (page.js marks what then scrolls sideways) and dark at 1280 px with the fences'
+  editors made (switched with the header's toggle as a reader would, its fences reached
+  for). The other pages are the same template holding the same kinds of element, so the
+  phone and dark passes would only look at the same CSS again:
+  test_every_look_pages_hold_every_kind_of_element checks, in the built HTML, that those
+  pages hold every kind there is. Any violation fails, with
   its rule, where and what to fix, except those named in EXCEPTIONS, each with the reason
   the book cannot fix it. axe-core is pinned and integrity-checked as the page's own npm
   packages are (tools/site/runtime.py, AXE), but only these tests use it: the site never
   ships it.
 
 Every request must stay on loopback: any other is refused and reported
-(tests/helpers/browser.py). Set SITE_SCREENSHOTS=<folder> to also save a light and a dark
-screenshot of every page there.
+(tests/helpers/browser.py).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import tarfile
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -38,7 +42,7 @@ from tests.helpers.browser import (
     open_tab,
     python_never_comes,
 )
-from tests.helpers.site import ENGINE_PAGE, SITE_PAGES, url_path
+from tests.helpers.site import ENGINE_PAGE, PAGES, SITE_PAGES, url_path
 from tools.site import runtime
 from tools.site.page_data import page_fences
 
@@ -76,6 +80,59 @@ FONT_JS = """async () => {
           sums: sums.filter(mo => mo.textContent === "\u2211").map(
             mo => mo.getBoundingClientRect().height / parseFloat(getComputedStyle(mo).fontSize))};
 }"""
+
+
+# The pages axe also sees on a phone and dark: together they hold every kind of element
+# (tag and class, outside pictures and formulas) that any page's article holds, so these
+# passes see every rule of the stylesheets that applies: the home page; chapter 6, with
+# figures, display math, engine fences (their file name and "used in") and stepped folds;
+# chapter 10, the lab's; chapter 15, the only answer fold (its own colour); chapter 16,
+# learner mode's; and the engine page. Each kind's first page in this order is named in
+# test_every_look_pages_hold_every_kind_of_element's message when one is missing.
+EVERY_LOOK = [
+    *(p for p in PAGES if p.name.startswith(("index", "06-", "10-", "15-", "16-"))),
+    ENGINE_PAGE,
+]
+
+
+class Kinds(HTMLParser):
+    """The kinds of element in a page's <article>, as "tag" and "tag.class", outside <svg>
+    and <math> (axe reads a picture by its label, a formula as text)."""
+
+    def __init__(self):
+        super().__init__()
+        self.article = self.inside = 0
+        self.kinds: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        self.article += tag == "article"
+        self.inside += tag in ("svg", "math")
+        if self.article and not self.inside:
+            self.kinds |= {tag, *(f"{tag}.{c}" for c in (dict(attrs).get("class") or "").split())}
+
+    def handle_endtag(self, tag):
+        self.article -= tag == "article"
+        self.inside -= tag in ("svg", "math")
+
+
+def kinds_of(built_site, page: Path) -> set[str]:
+    found = Kinds()
+    found.feed((built_site / url_path(page).lstrip("/")).read_text(encoding="utf-8"))
+    return found.kinds
+
+
+def test_every_look_pages_hold_every_kind_of_element(built_site):
+    assert len(EVERY_LOOK) == 6, [p.name for p in EVERY_LOOK]
+    seen = set().union(*(kinds_of(built_site, page) for page in EVERY_LOOK))
+    missing = {}
+    for page in SITE_PAGES:
+        for kind in sorted(kinds_of(built_site, page) - seen):
+            missing.setdefault(kind, page.name)
+    assert not missing, (
+        f"{missing} (kind of element: the first page holding it) are on no page of "
+        "EVERY_LOOK in tests/site/test_every_page.py, so axe never sees them on a phone or "
+        "dark: add that page to EVERY_LOOK (or a page that holds them all)"
+    )
 
 
 # (rule, a CSS selector of the elements it excuses): why the book cannot fix it. Nothing
@@ -171,7 +228,7 @@ def test_display_math_is_set_in_the_math_font_and_what_fits_has_nothing_to_scrol
     assert not small, f"{page.name}: display sums {small} em high: no MATH table variants?"
 
 
-def test_page_loads_cleanly_and_fits_a_phone_screen(visit, site_url, built_site, open_page):
+def test_page_loads_cleanly_and_fits_a_phone_screen(visit, site_url, built_site):
     page, tab = visit
     assert_clean(tab, page.name)
 
@@ -217,28 +274,21 @@ def test_page_loads_cleanly_and_fits_a_phone_screen(visit, site_url, built_site,
     )
     assert_clean(tab, page.name)
 
-    if folder := os.environ.get("SITE_SCREENSHOTS"):
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        for dark in (False, True):
-            shot = open_page(site_url + url_path(page), dark=dark)
-            shot.wait_for_load_state("networkidle")
-            name = f"{page.stem}-{'dark' if dark else 'light'}.png"
-            shot.screenshot(path=str(Path(folder) / name), full_page=True)
 
-
-def test_page_passes_axe_in_light_dark_and_on_a_phone(visit, axe_source):
+def test_page_passes_axe_light_and_on_every_look_page_dark_and_on_a_phone(visit, axe_source):
     page, tab = visit
     tab.set_viewport_size(DESKTOP)  # as it opened: the test above saw it on a phone
     tab.wait_for_timeout(200)  # page.js marks what scrolls sideways 100 ms after a resize
     found = {"light, 1280 px": violations(tab, axe_source)}
-    tab.set_viewport_size(PHONE)
-    tab.wait_for_timeout(200)  # page.js marks what scrolls sideways 100 ms after a resize
-    found["light, 390 px"] = violations(tab, axe_source)
-    tab.set_viewport_size(DESKTOP)
-    tab.locator('label[title="Switch to dark mode"]').click()  # the header's toggle
-    tab.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
-    make_editors(tab)
-    found["dark, 1280 px, editors made"] = violations(tab, axe_source)
+    if page in EVERY_LOOK:  # the others hold no kind of element these do not
+        tab.set_viewport_size(PHONE)
+        tab.wait_for_timeout(200)  # page.js marks what scrolls sideways 100 ms after a resize
+        found["light, 390 px"] = violations(tab, axe_source)
+        tab.set_viewport_size(DESKTOP)
+        tab.locator('label[title="Switch to dark mode"]').click()  # the header's toggle
+        tab.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
+        make_editors(tab)
+        found["dark, 1280 px, editors made"] = violations(tab, axe_source)
     problems = [f"{how}: {problem}" for how, said in found.items() for problem in said]
     assert not problems, (
         f"{page.name}: {len(problems)} accessibility violations (axe-core "
