@@ -15,14 +15,14 @@ FOLDERS = {
     "tests/": ("tests", ["**/*.py"]),
     "benchmarks/": ("benchmarks", ["**/*.py"]),
 }
-# The ceilings, in lines: the figures of 3 December 2026 (tools 9,688, scripts 2,336,
-# stylesheets 985, tests 12,262, benchmarks 1,440) plus a margin. Raise one only in a
-# commit that says why the folder had to grow.
+# The ceilings, in lines: the figures of 3 December 2026 once the lab (issue 39) and Python
+# from disk (issue 37) landed (tools 10,713, scripts 2,892, stylesheets 1,081, tests 13,467,
+# benchmarks 1,512) plus a margin. Raise one only in a commit that says why it had to grow.
 CEILINGS = {
-    "tools/": 10_200,
-    "the page's scripts": 2_500,
-    "the stylesheets": 1_050,
-    "tests/": 12_900,
+    "tools/": 10_900,
+    "the page's scripts": 2_950,
+    "the stylesheets": 1_100,
+    "tests/": 13_700,
     "benchmarks/": 1_550,
 }
 
