@@ -55,6 +55,7 @@ V4 = ("04-the-other-operations.md",)  # powers, -, /, numbers on the left, tanh,
 NN = ("06-neuron-layer-mlp.md",)
 
 ORDER = "docs/02-the-value-atom.md, section 'The order of the backward pass'"
+DEEP = "docs/02-the-value-atom.md, section 'Deep graphs'"  # recursion shown failing
 TOPO_BODY = BOOK_ENGINE.read_text(encoding="utf-8").split("        order, visited = [], set()\n")[1]
 TOPO_BODY = (
     "        order, visited = [], set()\n" + TOPO_BODY[: TOPO_BODY.index("        return order\n")]
@@ -150,7 +151,7 @@ CATALOGUE = [
         V2, "backward()", ORDER, "visited twice"),
     Bug("Value.topo", "recursion, one call per level",
         TOPO_BODY, RECURSIVE_ORDER + "        return order\n",
-        V2, "Deep graphs", ORDER, "recursed"),
+        V2, "Deep graphs", DEEP, "recursed"),
     Bug("Value.backward", "walks the order without reversing it",
         "        for node in reversed(order):\n", "        for node in order:\n",
         V2, "backward()",
@@ -169,7 +170,7 @@ CATALOGUE = [
         V2, "backward()", ORDER, "visited twice"),
     Bug("Value.backward", "its own walk, by recursion",
         "        order = self.topo()\n", RECURSIVE_ORDER,
-        V2, "Deep graphs", ORDER, "recursed"),
+        V2, "Deep graphs", DEEP, "recursed"),
     Bug("Value.backward", "never spends the graph (pytest.raises sees nothing raised)",
         "                node._local = None  # spent: this graph cannot be run backward again\n",
         "", V2, "What backward() leaves behind"),
