@@ -432,7 +432,7 @@ FITTED = """() => [...document.querySelectorAll("div.arithmatex")].map((box) => 
 }))"""
 
 
-def test_an_equation_near_or_a_little_past_the_column_is_set_smaller_not_scrolled(chromium, served):
+def test_an_equation_near_or_a_little_past_the_column_is_set_smaller_not_scrolled(browser, served):
     folder, url = served
     page = folder / "math"
     page.mkdir()
@@ -451,7 +451,7 @@ def test_an_equation_near_or_a_little_past_the_column_is_set_smaller_not_scrolle
         '<script src="page.js"></script></body></html>',
         encoding="utf-8",
     )
-    tab = open_tab(chromium, f"{url}/math/page.html")
+    tab = open_tab(browser, f"{url}/math/page.html")
     try:
         tab.wait_for_load_state("load")
         tab.evaluate("document.fonts.ready.then(() => new Promise(requestAnimationFrame))")

@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from benchmarks.drive import code
 from tests.helpers.browser import (
     STATUSES_SEEN,
     assert_clean,
@@ -30,6 +29,7 @@ from tests.helpers.browser import (
     run,
     states,
 )
+from tests.helpers.drive import code
 from tests.test_lab import LAB_PAGE
 from tools import ENGINE, ROOT
 from tools.learn.child import check
