@@ -50,6 +50,9 @@ def on_startup(command, dirty):
 def on_config(config):
     _build["start"] = None  # mkdocs serve builds again: the engine may have changed
     _build["runtime"] = _fetched(runtime.runtime_tarballs, runtime.HOW_TO_ENABLE)
+    if _build["runtime"] is not None and not (Path(config.docs_dir) / runtime.WORKER_JS).exists():
+        _build["runtime"] = None  # a book without the page's scripts: nothing to run them
+        _lesser(f"no Run buttons: this book has no {runtime.WORKER_JS} in its docs")
     if _build["runtime"] is not None:
         try:
             _build["editor"] = editor.editor_bundle()
