@@ -39,11 +39,16 @@ def test_a_disk_copy_holds_the_files_bytes_as_a_classic_script(tmp_path):
 
 
 def test_disk_copies_are_written_for_what_the_site_has(tmp_path):
-    for path in runtime.DISK_FILES:
+    for path in [*runtime.DISK_FILES, runtime.PROTOCOL_JS]:
         if path != runtime.LEARNER_BUNDLE:
             (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / path).write_bytes(path.encode())
+    worker = f"// the worker\n{runtime.PROTOCOL_IMPORT} // its messages\nstart();\n"
+    (tmp_path / runtime.WORKER_JS).write_text(worker, encoding="utf-8")
     written = runtime.install_disk_copies(tmp_path)
+    copy = (tmp_path / runtime.disk_script(runtime.WORKER_JS)).read_text(encoding="ascii")
+    inlined = base64.b64decode(copy.split('"')[-2]).decode("utf-8")
+    assert inlined == f"// the worker\n{runtime.PROTOCOL_JS} // its messages\nstart();\n"
     listed = runtime.start_data(learner=False, key="k")["disk"]
     assert written == listed  # what the page loads is what the build wrote
     assert all((tmp_path / file["script"]).exists() for file in written)

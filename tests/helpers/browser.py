@@ -172,6 +172,16 @@ def python_workers(tab) -> list:
     return [worker for worker in tab.workers if worker.url.endswith(WORKER_PATH)]
 
 
+def one_python(tab) -> bool:
+    """Does the tab run one Python worker? A worker the page just ended is still listed
+    until Playwright hears that it closed, so a second one is waited out for a while."""
+    for _ in range(100):
+        if len(python_workers(tab)) == 1:
+            return True
+        tab.wait_for_timeout(50)  # lets Playwright take in the closing worker's event
+    return len(python_workers(tab)) == 1
+
+
 def python_never_comes(tab) -> None:
     """For a test of the page, not of its Python: the worker a reader's reach starts gets an
     empty script, so the page stays as a reader's does while Python starts, and the start's

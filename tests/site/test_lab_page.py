@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.browser import DESKTOP, PHONE, Watch, fence_with, python_workers, requests_for
+from tests.helpers.browser import (
+    DESKTOP,
+    PHONE,
+    Watch,
+    fence_with,
+    one_python,
+    requests_for,
+)
 from tests.helpers.drive import bar, code
 from tests.helpers.site import url_path
 from tests.test_lab import LAB_PAGE, STEPS, book, run_with  # noqa: F401 (book: the chapter's)
@@ -81,7 +88,7 @@ def test_the_book_settings_give_the_chapters_losses_and_pause_stops(tab, book): 
     assert tab.locator(".lab-status").bounding_box()["height"] <= 1  # and not shown twice
     assert tab.locator(".lab-boundary rect").count() > 0
     assert tab.locator(".lab-network line").count() == 2 * 16 + 16 * 16 + 16
-    assert len(python_workers(tab)) == 1 and requests_for(tab, "pyodide.asm.wasm") == 1
+    assert one_python(tab) and requests_for(tab, "pyodide.asm.wasm") == 1
 
 
 def test_with_the_same_data_the_losses_are_the_same_floats(tab, book):  # noqa: F811

@@ -22,7 +22,7 @@ from tests.helpers.browser import (
     assert_clean,
     editor_text,
     next_chapter_to,
-    python_workers,
+    one_python,
     run,
     states,
 )
@@ -82,7 +82,7 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     mine = tmp_path / ENGINE
     mine.write_text(skeleton(), encoding="utf-8")
     assert _check(tab, VALUE_CHAPTER.name) == progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
-    assert len(python_workers(tab)) == 1  # the Run buttons' Python: no second one
+    assert one_python(tab)  # the Run buttons' Python: no second one
 
     # A planted bug: Read next names the section that explains it, linked on the site.
     book = (ROOT / ENGINE).read_text(encoding="utf-8")
@@ -178,7 +178,7 @@ def test_learner_mode_shares_the_python_of_the_run_buttons(open_page, site_url):
     tab = open_page(f"{site_url}/{BEFORE.stem}.html")
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
     run(tab, first)
-    assert states(tab)[first] == "ran" and len(python_workers(tab)) == 1
+    assert states(tab)[first] == "ran" and one_python(tab)
 
     book = (ROOT / ENGINE).read_text(encoding="utf-8")
     endless = book.replace(
@@ -190,20 +190,20 @@ def test_learner_mode_shares_the_python_of_the_run_buttons(open_page, site_url):
         tab.hover(".learner-bar")  # the reader reaches for it (on the 2nd visit: typed in it)
         tab.wait_for_selector(".learner .cm-editor")
         assert tab.locator(".learner .cm-editor").count() == 1, f"visit {visit + 1}"
-        assert len(python_workers(tab)) == 1, f"visit {visit + 1}"
+        assert one_python(tab), f"visit {visit + 1}"
         if visit == 0:  # a chapter over the time limit ends the worker the Runs had
             tab.locator(".learner .cm-content").fill(endless)
             assert "timed out after 3 s" in _check(tab, VALUE_CHAPTER.name, limit=3)
-            assert len(python_workers(tab)) == 1
+            assert one_python(tab)
             tab.locator("a.md-footer__link--prev").click()
             shown = f'body[data-notebook=idle][data-chapter="{page_fences(BEFORE)["chapter"]}"]'
             tab.wait_for_selector(shown, state="attached")
             run(tab, first)  # in the new worker: the chapter is opened there
-            assert states(tab)[first] == "ran" and len(python_workers(tab)) == 1
+            assert states(tab)[first] == "ran" and one_python(tab)
     # Back again, a Check runs in the worker the book's zip is already in.
     tab.locator(".learner .cm-content").fill(book)
     assert f"Every check passes against {ENGINE}" in _check(tab, VALUE_CHAPTER.name)
-    assert len(python_workers(tab)) == 1
+    assert one_python(tab)
 
     # A fence's Stop (the worker ends) while a check runs answers the check: it says so.
     tab.locator(".learner .cm-content").fill(endless)
@@ -214,5 +214,5 @@ def test_learner_mode_shares_the_python_of_the_run_buttons(open_page, site_url):
     tab.wait_for_selector(".learner[data-state=idle]", state="attached", timeout=RUN_TIMEOUT)
     table = tab.locator(".learner-table").text_content()
     assert "the page's Python stopped: stopped by a fence's Stop button" in table, table
-    assert len(python_workers(tab)) == 1
+    assert one_python(tab)
     assert_clean(tab, PAGE)

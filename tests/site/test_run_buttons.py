@@ -25,6 +25,7 @@ from tests.helpers.browser import (
     failure,
     fence_with,
     next_chapter_to,
+    one_python,
     phases_seen,
     printed,
     python_never_comes,
@@ -96,7 +97,7 @@ def test_a_late_fence_runs_the_fences_above_it_first_and_one_start_serves_the_ne
     assert printed(tab, first["line"]) == "False\n"  # a fresh namespace for chapter 4
     assert requests_for(tab, "worker.js") == 1, "the worker was made again"
     assert requests_for(tab, "pyodide.asm.wasm") == 1, "Python was loaded again"
-    assert len(python_workers(tab)) == 1
+    assert one_python(tab)
 
     # In that Python, deep graphs are freed and runaway recursion is a RecursionError.
     code(tab, first["line"]).fill(DEEP)
@@ -163,7 +164,7 @@ def test_python_starts_when_the_reader_reaches_for_a_fence_and_the_running_one_s
     runs = len([line for line in states(tab) if line <= third])  # folded ones too
     assert runs >= 3 and said == f"running fence 1 of {runs}…", said
     assert states(tab)[third] == "waiting"
-    assert len(python_workers(tab)) == 1  # the one the hover started runs them
+    assert one_python(tab)  # the one the hover started runs them
     stop = bar(tab, first).locator(".notebook-stop")  # Stop is on the fence that runs
     assert stop.is_visible() and not bar(tab, third).locator(".notebook-stop").is_visible()
     stop.click()

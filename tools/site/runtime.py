@@ -97,6 +97,7 @@ PAGE_PYTHON = ROOT / "tools" / "page"  # what the page's Python runs: the folder
 PAGE_ZIP = f"{NOTEBOOK_DIR}/page.zip"  # ... as tools/page/*.py, unpacked by worker.js
 ENGINE_JSON = f"{NOTEBOOK_DIR}/engine.json"  # the engine chunks, in book order
 PROTOCOL_JS = f"{NOTEBOOK_DIR}/protocol.js"  # the page's messages: from docs/, filled in
+PROTOCOL_IMPORT = 'import "./protocol.js";'  # in worker.js, served; inlined from disk
 PROTOCOL_PLACEHOLDER = "/* the site build writes tools/page/protocol.py's FAMILIES here */ null"
 WORKER_JS = f"{NOTEBOOK_DIR}/worker.js"  # copied from docs/ by mkdocs
 LEARNER_BUNDLE = "assets/learner/book.zip"  # tools/site/learner.py writes it
@@ -307,6 +308,16 @@ def disk_copy(path: str, data: bytes) -> str:
     return f'(self.bookDisk = self.bookDisk || {{}})[{json.dumps(path)}] = "{text}";\n'
 
 
+def worker_for_disk(site: Path) -> bytes:
+    """The site's worker.js with its protocol.js written in where it imports it: from disk
+    the worker runs from a data: URL, against which "./protocol.js" resolves to nothing."""
+    worker = (site / WORKER_JS).read_text(encoding="utf-8")
+    if worker.count(PROTOCOL_IMPORT) != 1:
+        raise ValueError(f"docs/{WORKER_JS} must hold `{PROTOCOL_IMPORT}` once")
+    protocol_js = (site / PROTOCOL_JS).read_text(encoding="utf-8")
+    return worker.replace(PROTOCOL_IMPORT, protocol_js).encode("utf-8")
+
+
 def install_disk_copies(site: Path) -> list[dict]:
     """Write the classic-script copy of each of ``DISK_FILES`` the site has; return what
     the page needs to load them (``start_data``'s ``disk``)."""
@@ -314,7 +325,7 @@ def install_disk_copies(site: Path) -> list[dict]:
     for path, content_type in DISK_FILES.items():
         if not (site / path).exists():
             continue  # no learner mode in this build
-        data = (site / path).read_bytes()
+        data = worker_for_disk(site) if path == WORKER_JS else (site / path).read_bytes()
         script = site / disk_script(path)
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(disk_copy(path, data), encoding="ascii")
