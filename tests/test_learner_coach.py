@@ -118,7 +118,7 @@ def test_with_no_function_named_hint_says_why_and_what_to_try(tmp_path, capsys):
     engine = planted(
         tmp_path, ("        order = self.topo()\n", "        while True:\n            pass\n")
     )
-    argv = ["learn", str(engine), "--chapter", "2", "--timeout", "3"]
+    argv = ["learn", str(engine), "--chapter", "2", "--timeout", "2"]
     assert main(argv) == 1
     said = "No one function could be named; --hint says why, and what to try."
     assert capsys.readouterr().out.splitlines()[-1] == said
@@ -126,5 +126,5 @@ def test_with_no_function_named_hint_says_why_and_what_to_try(tmp_path, capsys):
     out = capsys.readouterr().out
     said = out[out.index("\nNo hint about one function: ") + 1 :].splitlines()
     assert said[0].startswith("No hint about one function: no check failed: the chapter stopped")
-    assert "timed out after 3 s" in said[0]
+    assert "timed out after 2 s" in said[0]
     assert said[1].startswith("Try: read the check that failed, line ")
