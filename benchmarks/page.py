@@ -53,7 +53,8 @@ import sys
 from pathlib import Path
 
 from tests.helpers.drive import code, serve
-from tools import ROOT
+from tools import DOCS, ROOT
+from tools.chapter import chapters
 from tools.site.runtime import PAGE_ZIP, VIZ
 
 REPEATS = 5
@@ -77,7 +78,9 @@ FIRST_OUTPUT = """line => new Promise(done => {
   }).observe(bar, {attributes: true});
   bar.querySelector('.notebook-run').click();
 })"""
-CHAPTERS = ("03-backward.md", "05-a-scalar-neuron.md", "06-neuron-layer-mlp.md")
+# Chapter 3 and the two after it, as the footer's "next" links lead (the book's order).
+_ORDER = [chapter.name for chapter in chapters(DOCS)]
+CHAPTERS = tuple(_ORDER[_ORDER.index("03-backward.md") :][:3])
 
 
 def python_start(browser, url: str, reach: float) -> tuple[list[tuple[str, float, str]], dict]:
