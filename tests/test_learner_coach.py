@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_learner import ENDLESS
 from tools import DOCS, ROOT
 from tools.chapter import Chapter
 from tools.learn.child import check
@@ -115,9 +116,7 @@ def test_the_appendix_takes_a_topo_with_node_flag_pairs_on_its_stack(tmp_path):
 
 
 def test_with_no_function_named_hint_says_why_and_what_to_try(tmp_path, capsys):
-    engine = planted(
-        tmp_path, ("        order = self.topo()\n", "        while True:\n            pass\n")
-    )
+    engine = planted(tmp_path, ("        order = self.topo()\n", ENDLESS))
     argv = ["learn", str(engine), "--chapter", "2", "--timeout", "2"]
     assert main(argv) == 1
     said = "No one function could be named; --hint says why, and what to try."
