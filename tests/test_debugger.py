@@ -113,30 +113,54 @@ def test_the_debug_configuration_is_the_one_the_workspace_ships():
     assert config["args"][0] == "${file}", config
 
 
-def test_a_breakpoint_on_a_chapter_line_stops_there_with_the_fence_names(tmp_path):
-    name, line, bound = stop_in(Chapter.read(CHAPTER))
-    _, shown = stopped_at(CHAPTER, line, name, tmp_path)
+ENGINE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
+
+
+def in_backward() -> int:
+    """The chapter line of the first statement of the engine's ``backward``."""
+    (fence,) = [f for f in Chapter.read(ENGINE_CHAPTER).fences if "def backward(self):" in f.code]
+    lines = fence.code.splitlines()
+    at = lines.index("    def backward(self):") + 1
+    while lines[at].strip().startswith('"""'):  # its docstring: no code runs there
+        at += 1
+    return fence.line + at
+
+
+@pytest.fixture(scope="module")
+def stops(tmp_path_factory) -> dict[tuple[Path, int], tuple[dict, list[str]]]:
+    """One debug session for both tests below (a session costs a pytest run): breakpoints
+    on a line of a fence of CHAPTER and in the engine's ``backward`` (chapter 2), the run
+    being the later of that fence and the first that calls ``.backward()`` (the fences above
+    a fence run first); where it stopped -> (the top frame, the names of its locals)."""
+    chapter = Chapter.read(CHAPTER)
+    name, line, _ = stop_in(chapter)
+    caller = next(c for c in chapter.cells if ".backward()" in c.fence.code)
+    order = [c.name for c in chapter.cells]
+    last = max(name, caller.name, key=order.index)
+    places = [(CHAPTER, line), (ENGINE_CHAPTER, in_backward())]
+    return stopped_at(places, last, tmp_path_factory.mktemp("debug"))
+
+
+def test_a_breakpoint_on_a_chapter_line_stops_there_with_the_fence_names(stops):
+    _, line, bound = stop_in(Chapter.read(CHAPTER))
+    _, shown = stops[(CHAPTER, line)]
     assert bound in shown, (
         f"stopped at {CHAPTER.name}:{line}, but {bound!r} is not a local: {shown}"
     )
 
 
-def test_a_breakpoint_in_an_engine_method_stops_in_the_chapter_that_wrote_it(tmp_path):
-    engine = ROOT / "docs" / "02-the-value-atom.md"
-    (fence,) = [f for f in Chapter.read(engine).fences if "def backward(self):" in f.code]
-    lines = fence.code.splitlines()
-    at = lines.index("    def backward(self):") + 1
-    while lines[at].strip().startswith('"""'):  # its docstring: no code runs there
-        at += 1
-    caller = next(c for c in Chapter.read(CHAPTER).cells if ".backward()" in c.fence.code)
-    top, shown = stopped_at(engine, fence.line + at, caller.name, tmp_path)
+def test_a_breakpoint_in_an_engine_method_stops_in_the_chapter_that_wrote_it(stops):
+    top, shown = stops[(ENGINE_CHAPTER, in_backward())]
     assert top["name"] == "backward" and "self" in shown, (top, shown)
 
 
-def stopped_at(source: Path, line: int, name: str, tmp_path: Path) -> tuple[dict, list[str]]:
+def stopped_at(
+    places: list[tuple[Path, int]], name: str, tmp_path: Path
+) -> dict[tuple[Path, int], tuple[dict, list[str]]]:
     """Run .vscode/launch.json's "debug this chapter" on the fence ``name`` of CHAPTER under
-    debugpy, with a breakpoint at ``source``:``line``; the top frame where it stopped (it must
-    be that line) and the names of its locals."""
+    debugpy, with a breakpoint at each (source, line) of ``places``, going on after each
+    stop until every place has been stopped at once: place -> (the top frame there, the
+    names of its locals). A stop anywhere else, or a place never reached, fails."""
     assert importlib.util.find_spec("debugpy"), "no debugpy: pyproject.toml's test extra has it"
     config = launch("debug this chapter")
     chapter = CHAPTER.relative_to(ROOT).as_posix()
@@ -148,8 +172,9 @@ def stopped_at(source: Path, line: int, name: str, tmp_path: Path) -> tuple[dict
     with log.open("w") as out:
         process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     until = time.monotonic() + DEADLINE
-    where = f"{source.relative_to(ROOT).as_posix()}:{line} (running {chapter}::{name})"
-    connection = None
+    where = ", ".join(f"{s.relative_to(ROOT).as_posix()}:{n}" for s, n in places)
+    where += f" (running {chapter}::{name})"
+    connection, found = None, {}
     try:
         connection = connect(port, process, until)
         connection.settimeout(DEADLINE)
@@ -157,29 +182,36 @@ def stopped_at(source: Path, line: int, name: str, tmp_path: Path) -> tuple[dict
         client.ask("initialize", adapterID="debugpy", pathFormat="path", linesStartAt1=True)
         client.request("attach", justMyCode=config["justMyCode"])
         client.wait_for("initialized")
-        placed = client.ask(
-            "setBreakpoints", source={"path": str(source)}, breakpoints=[{"line": line}]
-        )
-        assert placed["breakpoints"][0]["verified"], f"debugpy refused a breakpoint at {where}"
+        for source in dict.fromkeys(s for s, _ in places):
+            lines = [{"line": n} for s, n in places if s == source]
+            placed = client.ask("setBreakpoints", source={"path": str(source)}, breakpoints=lines)
+            assert all(b["verified"] for b in placed["breakpoints"]), (
+                f"debugpy refused a breakpoint at {where}: {placed}"
+            )
         client.ask("configurationDone")
-        stopped = client.wait_for("stopped")
-        top = client.ask("stackTrace", threadId=stopped["threadId"])["stackFrames"][0]
-        scopes = client.ask("scopes", frameId=top["id"])["scopes"]
-        local = next(s for s in scopes if s["name"] == "Locals")
-        names = client.ask("variables", variablesReference=local["variablesReference"])
+        while len(found) < len(places):
+            stopped = client.wait_for("stopped")
+            assert stopped["reason"] == "breakpoint", stopped
+            top = client.ask("stackTrace", threadId=stopped["threadId"])["stackFrames"][0]
+            place = (Path(top["source"].get("path", "")), top["line"])
+            assert place in places, f"stopped at {place}, not at {where}"
+            if place not in found:
+                scopes = client.ask("scopes", frameId=top["id"])["scopes"]
+                local = next(s for s in scopes if s["name"] == "Locals")
+                names = client.ask("variables", variablesReference=local["variablesReference"])
+                found[place] = (top, [v["name"] for v in names["variables"]])
+            if len(found) < len(places):
+                client.ask("continue", threadId=stopped["threadId"])
         client.request("disconnect", terminateDebuggee=True)
     except (OSError, EOFError, ConnectionError) as error:  # socket.timeout is an OSError
         stop(process, connection)
         pytest.fail(
-            f"debugpy did not stop at the breakpoint at {where} within {DEADLINE} s: "
-            f"{type(error).__name__}: {error}\nThe run printed:\n{log.read_text()[-3000:]}"
+            f"debugpy did not stop at every breakpoint of {where} within {DEADLINE} s (stopped "
+            f"at {list(found)}): {type(error).__name__}: {error}\n"
+            f"The run printed:\n{log.read_text()[-3000:]}"
         )
     stop(process, connection)
-    assert stopped["reason"] == "breakpoint", stopped
-    assert (top["source"].get("path"), top["line"]) == (str(source), line), (
-        f"stopped at {top['source'].get('path')}:{top['line']}, not at {where}"
-    )
-    return top, [v["name"] for v in names["variables"]]
+    return found
 
 
 def stop(process: subprocess.Popen, connection: socket.socket | None) -> None:
