@@ -20,7 +20,7 @@
 // book's figure is back). Learner mode (docs/assets/learner/learner.js) and the lab
 // (docs/assets/lab/lab.js) have messages of their own, in this same worker: see the end.
 
-import "./protocol.js"; // self.bookProtocol
+import "./protocol.js"; // self.bookProtocol (from disk, written in: runtime.worker_for_disk)
 
 // Started from a page opened from disk (file://), this worker runs from a data: URL: the
 // browser refuses it every file: URL, so the page hands it the bytes of each file it needs
