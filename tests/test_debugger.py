@@ -175,42 +175,46 @@ def stopped_at(
     where = ", ".join(f"{s.relative_to(ROOT).as_posix()}:{n}" for s, n in places)
     where += f" (running {chapter}::{name})"
     connection, found = None, {}
-    try:
-        connection = connect(port, process, until)
-        connection.settimeout(DEADLINE)
-        client = Client(connection)
-        client.ask("initialize", adapterID="debugpy", pathFormat="path", linesStartAt1=True)
-        client.request("attach", justMyCode=config["justMyCode"])
-        client.wait_for("initialized")
-        for source in dict.fromkeys(s for s, _ in places):
-            lines = [{"line": n} for s, n in places if s == source]
-            placed = client.ask("setBreakpoints", source={"path": str(source)}, breakpoints=lines)
-            assert all(b["verified"] for b in placed["breakpoints"]), (
-                f"debugpy refused a breakpoint at {where}: {placed}"
+    try:  # whatever fails here (an assertion too), the run is ended, not left behind
+        try:
+            connection = connect(port, process, until)
+            connection.settimeout(DEADLINE)
+            client = Client(connection)
+            client.ask("initialize", adapterID="debugpy", pathFormat="path", linesStartAt1=True)
+            client.request("attach", justMyCode=config["justMyCode"])
+            client.wait_for("initialized")
+            for source in dict.fromkeys(s for s, _ in places):
+                lines = [{"line": n} for s, n in places if s == source]
+                placed = client.ask(
+                    "setBreakpoints", source={"path": str(source)}, breakpoints=lines
+                )
+                assert all(b["verified"] for b in placed["breakpoints"]), (
+                    f"debugpy refused a breakpoint at {where}: {placed}"
+                )
+            client.ask("configurationDone")
+            while len(found) < len(places):
+                stopped = client.wait_for("stopped")
+                assert stopped["reason"] == "breakpoint", stopped
+                top = client.ask("stackTrace", threadId=stopped["threadId"])["stackFrames"][0]
+                place = (Path(top["source"].get("path", "")), top["line"])
+                assert place in places, f"stopped at {place}, not at {where}"
+                if place not in found:
+                    scopes = client.ask("scopes", frameId=top["id"])["scopes"]
+                    local = next(s for s in scopes if s["name"] == "Locals")
+                    names = client.ask("variables", variablesReference=local["variablesReference"])
+                    found[place] = (top, [v["name"] for v in names["variables"]])
+                if len(found) < len(places):
+                    client.ask("continue", threadId=stopped["threadId"])
+            client.request("disconnect", terminateDebuggee=True)
+        except (OSError, EOFError, ConnectionError) as error:  # socket.timeout is an OSError
+            stop(process, connection)
+            pytest.fail(
+                f"debugpy did not stop at every breakpoint of {where} within {DEADLINE} s (stopped "
+                f"at {list(found)}): {type(error).__name__}: {error}\n"
+                f"The run printed:\n{log.read_text()[-3000:]}"
             )
-        client.ask("configurationDone")
-        while len(found) < len(places):
-            stopped = client.wait_for("stopped")
-            assert stopped["reason"] == "breakpoint", stopped
-            top = client.ask("stackTrace", threadId=stopped["threadId"])["stackFrames"][0]
-            place = (Path(top["source"].get("path", "")), top["line"])
-            assert place in places, f"stopped at {place}, not at {where}"
-            if place not in found:
-                scopes = client.ask("scopes", frameId=top["id"])["scopes"]
-                local = next(s for s in scopes if s["name"] == "Locals")
-                names = client.ask("variables", variablesReference=local["variablesReference"])
-                found[place] = (top, [v["name"] for v in names["variables"]])
-            if len(found) < len(places):
-                client.ask("continue", threadId=stopped["threadId"])
-        client.request("disconnect", terminateDebuggee=True)
-    except (OSError, EOFError, ConnectionError) as error:  # socket.timeout is an OSError
+    finally:
         stop(process, connection)
-        pytest.fail(
-            f"debugpy did not stop at every breakpoint of {where} within {DEADLINE} s (stopped "
-            f"at {list(found)}): {type(error).__name__}: {error}\n"
-            f"The run printed:\n{log.read_text()[-3000:]}"
-        )
-    stop(process, connection)
     return found
 
 
