@@ -15,6 +15,8 @@ import pytest
 from tests.helpers.browser import page_runner
 from tools import DOCS, ROOT
 from tools.page import lab
+from tools.page.lab_settings import LIMITS
+from tools.page.lab_settings import hint as lab_hint
 from tools.site.lab import PLACEHOLDER
 from tools.site.page_data import page_fences
 from tools.site.runtime import engine_json
@@ -105,6 +107,35 @@ def test_fewer_steps_than_done_are_refused():
     ask("step")
     refused = ask("step", settings={**lab.BOOK, "steps": "1"})["refused"]
     assert "The lab is at step 2" in refused and ask("draw")["frame"]["step"] == 2
+    at = ask("step", settings={**lab.BOOK, "steps": "2"})["frame"]  # as many as are done
+    assert at["step"] == 2 and at["done"] and at["settings"]["steps"] == "2"
+
+
+def past(limit, value: float, way: int) -> str:
+    """The next number the field's kind allows past ``value``, as typed."""
+    if limit.whole:
+        return str(int(value) + way)
+    return repr(math.nextafter(value, way * math.inf))
+
+
+@pytest.mark.parametrize("name", sorted(LIMITS))
+def test_each_stated_limit_is_allowed_and_one_past_it_refused(name):
+    """What the hint beside a field states is what the lab takes: both ends, and not one
+    step (1, or the next float) beyond either."""
+    limit = LIMITS[name]
+    hint = lab_hint(name)
+    assert hint.startswith(limit.range), hint
+    for end in (limit.low, limit.high):
+        assert getattr(lab.settings({name: limit.text(end)}), name) == end
+    for end, way in ((limit.low, -1), (limit.high, 1)):
+        with pytest.raises(lab.LabError, match=f"from {limit.range}"):
+            lab.settings({name: past(limit, end, way)})
+
+
+def test_a_tanh_unit_is_active_where_its_output_is_negative_too():
+    layers = [([[1.0, 0.0], [0.0, -1.0]], [0.0, 0.0], "tanh"), ([[1.0, 1.0]], [0.0], None)]
+    points = [(1.0, 1.0), (-1.0, 2.0), (0.0, 0.0)]  # the last: both units' output is 0
+    assert lab.active_counts(layers, points) == [[2, 2]]
 
 
 def test_an_edited_fence_that_no_longer_makes_a_model_is_refused():
@@ -273,7 +304,7 @@ def test_an_address_reproduces_the_run():
         ("hidden", "4, 4, 4, 4", "The hidden layers must be 0 to 3 sizes from 1 to 16"),
         ("hidden", "4; x", "The hidden layers must be 0 to 3 sizes from 1 to 16"),
         ("activation", "sigmoid", "The activation must be relu (the book's) or tanh"),
-        ("noise", "inf", "The noise must be a number from 0 to 1.0"),
+        ("noise", "inf", "The noise must be a number from 0 to 1"),
         ("points", "7", "The number of points must be a whole number from 8 to 1000"),
         ("points", "many", "The number of points must be a whole number from 8 to 1000"),
     ],

@@ -29,8 +29,7 @@ import json
 import math
 import time
 import types
-from dataclasses import dataclass, replace
-from urllib.parse import parse_qsl, urlencode
+from dataclasses import replace
 
 from .bridge import chunks
 from .kernel import ENGINE, engine_module
@@ -49,8 +48,30 @@ from .lab_draw import (  # noqa: F401 (float_layers, score, grid_scores: the tes
     score,
     unit_maps,
 )
+from .lab_settings import (  # noqa: F401 (BOOK, address, ...: the lab's, for the tests too)
+    BOOK,
+    MAX_ADDED,
+    LabError,
+    Settings,
+    added_points,
+    added_text,
+    address,
+    from_address,
+    number,
+    settings,
+    typed,
+    whole,
+)
 from .protocol import check
 from .run import Cell, Notebook
+
+SLICE = 0.12  # seconds of training between two answers, so that Pause acts within 200 ms
+DRAW_EVERY = 0.1  # seconds between two drawings of the boundary, units and network while training
+ANNOUNCE_EVERY = 10  # steps between two statuses told to screen readers while training
+LEARNER = "your engine from learner mode"
+DATA_SEED = 0  # the chapter's make_moons(200, noise=0.1, seed=0)
+DIVERGED = 1e6  # a loss above this, or not finite: the run has diverged and stops
+RUN_LISTS = ("losses", "train_acc", "held_acc", "rates", "readouts")  # a run's history
 
 # What the chapter's fences define that the lab trains with, and what each is for.
 NEEDED = {
@@ -65,177 +86,6 @@ NEEDED = {
     "X_held": "the held-out points",
     "Y_held": "their labels",
 }
-# The chapter's own settings (as the reader types them): its network, data and schedule.
-BOOK = {
-    "rate": "1.0",
-    "steps": "100",
-    "seed": "0",
-    "decay": "0",
-    "hidden": "16, 16",
-    "activation": "relu",
-    "noise": "0.1",
-    "points": "200",
-}
-MAX_STEPS = 1000
-MAX_LAYERS, MAX_UNITS = 3, 16  # hidden layers, and units in each
-MAX_DECAY = 0.1
-MAX_POINTS, MAX_ADDED = 1000, 200
-MAX_NOISE = 1.0
-DIVERGED = 1e6  # a loss above this, or not finite: the run has diverged and stops
-SLICE = 0.12  # seconds of training between two answers, so that Pause acts within 200 ms
-DRAW_EVERY = 0.1  # seconds between two drawings of the boundary, units and network while training
-ANNOUNCE_EVERY = 10  # steps between two statuses told to screen readers while training
-LEARNER = "your engine from learner mode"
-DATA_SEED = 0  # the chapter's make_moons(200, noise=0.1, seed=0)
-
-
-RUN_LISTS = ("losses", "train_acc", "held_acc", "rates", "readouts")  # a run's history
-
-
-class LabError(Exception):
-    """What the reader is told, when the lab refuses or cannot go on; the lab is unchanged."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    rate: float  # the first learning rate of the schedule
-    steps: int
-    seed: int
-    decay: float = 0.0  # weight decay: after each step, a step on decay * sum(p * p) alone
-    hidden: tuple[int, ...] = (16, 16)
-    activation: str = "relu"
-    noise: float = 0.1
-    points: int = 200
-
-    @property
-    def network(self) -> tuple:
-        return self.hidden, self.activation
-
-    @property
-    def data(self) -> tuple:
-        return self.noise, self.points
-
-
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        return math.nan
-
-
-def _whole(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
-        return None
-
-
-def settings(given: dict) -> Settings:
-    """The lab's settings from what the reader typed; LabError says what to change."""
-    text = {name: str(given.get(name, BOOK[name])).strip() for name in BOOK}
-
-    def refuse(what: str, name: str):
-        raise LabError(f"{what}; {text[name]!r} is not. Change it and try again.")
-
-    rate = _number(text["rate"])
-    if not (math.isfinite(rate) and rate > 0):
-        refuse(
-            "The learning rate must be a positive number, such as 1.0 (the book's), 0.1 or 3.0",
-            "rate",
-        )
-    steps = _whole(text["steps"])
-    if steps is None or not 1 <= steps <= MAX_STEPS:
-        refuse(
-            f"The number of steps must be a whole number from 1 to {MAX_STEPS}, "
-            "such as 100 (the book's)",
-            "steps",
-        )
-    seed = _whole(text["seed"])
-    if seed is None or not 0 <= seed < 2**32:
-        refuse(
-            f"The seed must be a whole number from 0 to {2**32 - 1}, such as 0 (the book's)", "seed"
-        )
-    decay = _number(text["decay"])
-    if not (math.isfinite(decay) and 0 <= decay <= MAX_DECAY):
-        refuse(
-            f"The weight decay must be a number from 0 to {MAX_DECAY}, such as 0 (the book's: "
-            "the loss's own 1e-4 penalty only) or 0.001",
-            "decay",
-        )
-    words = text["hidden"].replace(",", " ").split()
-    sizes = [_whole(word) for word in words] if text["hidden"].lower() != "none" else []
-    if len(sizes) > MAX_LAYERS or any(n is None or not 1 <= n <= MAX_UNITS for n in sizes):
-        refuse(
-            f"The hidden layers must be 0 to {MAX_LAYERS} sizes from 1 to {MAX_UNITS}, "
-            "such as '16, 16' (the book's), '8' or 'none'",
-            "hidden",
-        )
-    if text["activation"] not in ("relu", "tanh"):
-        refuse("The activation must be relu (the book's) or tanh", "activation")
-    noise = _number(text["noise"])
-    if not (math.isfinite(noise) and 0 <= noise <= MAX_NOISE):
-        refuse(
-            f"The noise must be a number from 0 to {MAX_NOISE}, such as 0.1 (the book's)", "noise"
-        )
-    points = _whole(text["points"])
-    if points is None or not 8 <= points <= MAX_POINTS:
-        refuse(
-            f"The number of points must be a whole number from 8 to {MAX_POINTS}, "
-            "such as 200 (the book's)",
-            "points",
-        )
-    return Settings(rate, steps, seed, decay, tuple(sizes), text["activation"], noise, points)
-
-
-def typed(chosen: Settings) -> dict:
-    """The settings as the page's fields show them (the inverse of ``settings``)."""
-    return {
-        "rate": repr(chosen.rate),
-        "steps": str(chosen.steps),
-        "seed": str(chosen.seed),
-        "decay": "0" if chosen.decay == 0 else repr(chosen.decay),
-        "hidden": ", ".join(map(str, chosen.hidden)) or "none",
-        "activation": chosen.activation,
-        "noise": repr(chosen.noise),
-        "points": str(chosen.points),
-    }
-
-
-def added_points(text: str) -> list[tuple[float, float, float]]:
-    """Points added by the reader, from the address's ``x,y,label;...``."""
-    found = []
-    for part in filter(None, text.split(";")):
-        pieces = part.split(",")
-        values = [_number(p) for p in pieces] if len(pieces) == 3 else [math.nan]
-        if not all(math.isfinite(v) for v in values) or values[2] not in (1.0, -1.0):
-            raise LabError(
-                f"An added point must be x,y,label with label 1 (inner) or -1 (outer); "
-                f"{part!r} is not. Fix the address, or open the page without it."
-            )
-        found.append(tuple(values))
-    if len(found) > MAX_ADDED:
-        raise LabError(f"At most {MAX_ADDED} points can be added; the address has {len(found)}.")
-    return found
-
-
-def added_text(added: list) -> str:
-    """The added points as the address keeps them (the inverse of ``added_points``)."""
-    return ";".join(f"{x:.3f},{y:.3f},{label:g}" for x, y, label in added)
-
-
-def address(chosen: Settings, added: list) -> str:
-    """The page's query for these settings and points: only what differs from the book's."""
-    pairs = [(k, v) for k, v in typed(chosen).items() if settings({k: v}) != settings({})]
-    if added:
-        pairs.append(("added", added_text(added)))
-    return "?" + urlencode(pairs) if pairs else ""
-
-
-def from_address(query: str) -> tuple[dict, str]:
-    """The fields' texts and the added points' text from a page's query (what it lacks is
-    the book's)."""
-    found = dict(parse_qsl(query.lstrip("?")))
-    return {k: found.get(k, v) for k, v in BOOK.items()}, found.get("added", "")
 
 
 def learner_module(text: str) -> types.ModuleType:
@@ -508,15 +358,15 @@ class Lab:
     def set_weight(self, which: str, value: str) -> None:
         """Set a parameter to what the reader typed; training goes on from there."""
         p = self.weight(which)
-        number = _number(str(value).strip())
-        if not math.isfinite(number):
+        typed_value = number(str(value).strip())
+        if not math.isfinite(typed_value):
             raise LabError(
                 f"A weight is set to a number, such as 0.5; {value!r} is not. Change it and "
                 "try again."
             )
-        p.data = number
+        p.data = typed_value
         self.layers = float_layers(self.model)
-        self.note = f"Weight {which} set to {human(number)}: training goes on from here."
+        self.note = f"Weight {which} set to {human(typed_value)}: training goes on from here."
 
     def take_apart(self, which: str):
         """Record one step on one training point's loss (``which``: its number from 1, or
@@ -524,7 +374,7 @@ class Lab:
         xs, ys = self.ns["X_train"], self.ns["Y_train"]
         text = str(which).strip()
         if text:
-            index = _whole(text)
+            index = whole(text)
             if index is None or not 1 <= index <= len(xs):
                 raise LabError(
                     f"The point to take a step apart on is a training point's number, from 1 "
@@ -678,7 +528,7 @@ def _answer(asked: dict, engine: str) -> dict:
         if action == "apart-stage":  # another part of it
             if _lab.apart is None:
                 raise LabError("No step has been taken apart yet: press Take apart.")
-            return {"apart": stage(_lab.apart, _whole(str(asked.get("stage"))) or 0)}
+            return {"apart": stage(_lab.apart, whole(str(asked.get("stage"))) or 0)}
         if action == "clear":
             _lab.data(_lab.settings, [])
             _lab.note = "The added points are gone; training goes on without them."

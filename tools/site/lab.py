@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 
-from tools.page.lab import BOOK, MAX_DECAY, MAX_LAYERS, MAX_POINTS, MAX_STEPS, MAX_UNITS
+from tools.page.lab_settings import BOOK, MAX_LAYERS, MAX_UNITS, hint
 from tools.site.page_data import element as data_element
 from tools.site.page_data import replace_paragraph
 
@@ -50,9 +50,9 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
     data = {"learner": learner_href, "learnerKey": LEARNER_KEY}
     fields = (
         _field("rate", "First learning rate", "the book's is 1.0; try 0.1 and 3.0")
-        + _field("steps", "Steps", f"1 to {MAX_STEPS}; the book's 100")
-        + _field("decay", "Weight decay", f"0 to {MAX_DECAY}, as in exercise 2; the book's 0")
-        + _field("seed", "Seed", "the starting network, at Reset; the book's 0")
+        + _field("steps", "Steps", hint("steps"))
+        + _field("decay", "Weight decay", hint("decay"))
+        + _field("seed", "Seed", hint("seed"))
     )
     network = _field(
         "hidden",
@@ -60,8 +60,8 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
         f"0 to {MAX_LAYERS} sizes of 1 to {MAX_UNITS}, or none; the book's 16, 16",
     ) + _select("activation", "Activation", [("relu", "relu"), ("tanh", "tanh")], "the book's relu")
     data_fields = (
-        _field("noise", "Noise", "0 to 1; the book's 0.1")
-        + _field("points", "Points", f"8 to {MAX_POINTS}, half held out; the book's 200")
+        _field("noise", "Noise", hint("noise"))
+        + _field("points", "Points", hint("points"))
         + _select("label", "Add points of the", [("1", "inner moon"), ("-1", "outer moon")])
         + '<button type="button" class="notebook-button lab-clear" '
         'title="Take away the points you added">Clear added points</button>'
