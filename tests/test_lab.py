@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
 from tests.helpers.browser import page_runner
 from tools import DOCS, ROOT
-from tools.page import lab
+from tools.page import lab, lab_data
 from tools.page.lab_settings import LIMITS
 from tools.page.lab_settings import hint as lab_hint
 from tools.site.lab import PLACEHOLDER
@@ -264,12 +265,53 @@ def test_at_rate_3_the_unit_maps_tell_the_chapters_story_of_dead_units():
     )
 
 
+@pytest.mark.parametrize("dataset", [d for d in lab_data.DATASETS if d != "moons"])
+def test_each_other_data_set_is_drawn_trained_on_and_kept_in_the_address(dataset):
+    opened()
+    ask("step")
+    chosen = {**lab.BOOK, "dataset": dataset, "points": "120"}
+    frame = ask("step", settings=chosen)["frame"]
+    said = lab_data.DATASETS[dataset]
+    assert frame["step"] == 2 and frame["note"].startswith(f"New data: {said}, 120 points")
+    xs, ys = lab_data.make(dataset, 120, 0.1, lab.DATA_SEED, lab_data.curve("sin(3*x)"))
+    assert lab._lab.ns["X_train"] == xs[:60] and lab._lab.ns["Y_train"] == ys[:60]
+    assert 0.2 < ys.count(1.0) / len(ys) < 0.8  # both classes, in good number
+    assert math.isfinite(frame["losses"][-1]) and "<svg" in frame["boundary"]
+    fields, _ = lab.from_address(frame["address"])
+    assert fields["dataset"] == dataset and fields["points"] == "120"
+    assert ("curve=" in frame["address"]) is False  # the lab's own curve: not in the address
+
+
+def test_a_curve_is_a_formula_in_x_and_nothing_else():
+    f = lab_data.curve("x^2 - 2*sin(x) + abs(-x)/2")
+    assert f(1.5) == 1.5**2 - 2 * math.sin(1.5) + 0.75
+    for text, why in [
+        ("__import__('os').system('true')", "calls something other than"),
+        ("x.real", "not only arithmetic"),
+        ("y + 1", "'y' is not x"),
+        ("'a' * 3", "not only arithmetic"),
+        ("lambda: 1", "not only arithmetic"),
+        ("sin(", "not a formula"),
+    ]:
+        with pytest.raises(lab.LabError, match=re.escape(why)):
+            lab.settings({"dataset": "curve", "curve": text})
+    opened()
+    huge = {**lab.BOOK, "dataset": "curve", "curve": "9**9**9 + x"}  # floats: fails at once
+    refused = ask("draw", settings=huge)["refused"]
+    assert refused.startswith("`the data set curve (200 points, noise 0.1)` failed: OverflowError")
+    assert ask("draw")["frame"]["settings"]["dataset"] == "moons"  # the lab as it was
+    curved = ask("draw", settings={**lab.BOOK, "dataset": "curve", "curve": "x*x"})["frame"]
+    assert "curve=x%2Ax" in curved["address"]
+
+
 def test_new_data_goes_on_with_the_network_and_added_points_are_trained_on(book):
     opened()
     ask("step")
     noisy = {**lab.BOOK, "noise": "0.2"}
     frame = ask("step", settings=noisy)["frame"]
-    assert frame["step"] == 2 and frame["note"].startswith("New data: 200 points, noise 0.2.")
+    assert frame["step"] == 2 and frame["note"].startswith(
+        "New data: two moons (the book's), 200 points, noise 0.2."
+    )
     assert lab._lab.ns["X_train"] == book["make_moons"](200, 0.2, 0)[0][:100]
     frame = ask("add", settings=noisy, point=[0.5, 0.25], label=1)["frame"]
     assert lab._lab.ns["X_train"][-1] == [0.5, 0.25] and lab._lab.ns["Y_train"][-1] == 1.0
@@ -428,13 +470,13 @@ def test_a_bad_weight_or_value_is_refused_and_the_network_kept(which, value, say
 # --- one step, taken apart (tools/page/lab_apart.py) ---------------------------------------
 
 
-def test_the_step_taken_apart_gives_backwards_gradients_for_that_point_in_its_order(book):
+def test_the_step_taken_apart_gives_backwards_gradients_for_that_point_layer_by_layer(book):
     opened()
     for _ in range(3):
         ask("step")
     first = ask("apart", point="")["apart"]
     rec = lab._lab.apart
-    assert first["index"] == 0 and first["count"] == 1 + 3 + 1 + 33 + 1
+    assert first["index"] == 0 and first["count"] == 1 + 3 + 1 + 3 + 1 <= 12
     assert first["text"].startswith(f"Forward: training point {rec.index + 1}, at (")
     # The same network, in CPython: its gradients for that point's hinge term.
     model = book["make_model"](0)
@@ -453,17 +495,47 @@ def test_the_step_taken_apart_gives_backwards_gradients_for_that_point_in_its_or
         [[w.grad for w in n.w] + [n.b.grad] for n in layer.neurons] for layer in model.layers
     ]
     assert rec.grads == expected and rec.loss == loss.data
-    assert rec.order[0] == (2, 0) and rec.order[-1][0] == 0  # the output first, layer 1 last
-    # Each backward part names the unit whose gradients arrive, with those numbers.
-    n = 1 + 3 + 1
-    for s in (n, n + 5, n + 32):
-        k, j = rec.order[s - n]
-        text = ask("apart-stage", stage=s)["apart"]["text"]
-        assert f"unit {j + 1} of " in text and lab.human(expected[k][j][-1]) in text
+    assert rec.backward == [2, 1, 0]  # the output first, layer 1 last: the engine's order
+    # Each backward part is a layer: how many of its units pass nothing back, and why, in a
+    # sentence; each unit's numbers in its details.
+    for done, k in enumerate(rec.backward):
+        part = ask("apart-stage", stage=1 + 3 + 1 + done)["apart"]
+        units = model.layers[k].neurons
+        off = [
+            j
+            for j, n in enumerate(units)
+            if k < 2 and n(x if k == 0 else hidden(model, x, k)).data == 0
+        ]
+        silent = [j for j in range(len(units)) if not any(expected[k][j])]
+        assert part["text"].startswith(f"Backward ({done + 1} of 3): ")
+        if silent:
+            assert f" {len(silent)} of {len(units)} unit" in part["text"]
+            assert ("their ReLU was off" in part["text"]) == bool(off)
+        else:
+            assert "nothing back" not in part["text"]
+        assert len(part["details"]) == len(units)
+        for j, said in enumerate(part["details"]):
+            if j in silent:
+                assert (
+                    said == f"Unit {j + 1}: nothing (its ReLU was off)."
+                    if j in off
+                    else (said == f"Unit {j + 1}: nothing (no gradient reached it).")
+                )
+            else:
+                assert said.endswith(f"; bias {lab.human(expected[k][j][-1])}.")
+    assert sum(not any(u) for u in expected[1]) > 0  # the layer the sentence is for
     last = ask("apart-stage", stage=first["count"] - 1)["apart"]
     assert last["text"].startswith(f"Update: each weight moves by the rate ({lab.human(rec.rate)})")
+    assert last["details"] == []
     assert [p.grad for p in lab._lab.model.parameters()] != [0.0] * 337  # the lab's kept
     assert ask("step")["frame"]["losses"] == book["losses"][:4]  # and its run unchanged
+
+
+def hidden(model, x, k: int) -> list:
+    """The inputs of layer ``k``: the outputs of the layers before it."""
+    for layer in model.layers[:k]:
+        x = layer(x)
+    return x
 
 
 def test_a_bad_point_to_take_apart_is_refused():

@@ -329,12 +329,13 @@ def test_a_weight_is_read_by_click_or_typing_and_set_by_typing(tab):
 def test_one_step_taken_apart_shows_the_engines_gradients_with_the_keyboard(tab, book):  # noqa: F811
     fill(tab, rate="1.0", steps="100", seed="0")
     press(tab, "reset")
-    tab.locator(".lab-apart summary").click()
+    tab.locator(".lab-apart > summary").click()
     tab.locator(".lab-point").fill("")
     press(tab, "take-apart")
     text = tab.locator(".lab-apart-text")
-    assert text.text_content().startswith("Part 1 of 39. Forward: training point ")
+    assert text.text_content().startswith("Part 1 of 9. Forward: training point ")
     assert text.get_attribute("aria-live") == "polite"
+    assert tab.locator(".lab-apart-units").is_hidden()  # no numbers to open before backward
     index = int(text.text_content().split("training point ")[1].split(",")[0]) - 1
     model = book["make_model"](0)  # the same network and point, in CPython
     x, y = book["X_train"][index], book["Y_train"][index]
@@ -348,17 +349,22 @@ def test_one_step_taken_apart_shows_the_engines_gradients_with_the_keyboard(tab,
         tab.wait_for_function(
             f"document.querySelector('.lab-apart-text').textContent.startsWith('Part {part} ')"
         )
-    first_back = text.text_content()  # part 6: the output unit's gradients arrive first
-    assert first_back.startswith("Part 6 of 39. Backward (1 of 33): unit 1 of the output gets")
-    assert first_back.endswith(f"bias {lab_human(output.b.grad)}.")
-    assert all(lab_human(w.grad) in first_back for w in output.w)
+    first_back = text.text_content()  # part 6: the output layer's gradients arrive first
+    assert first_back.startswith("Part 6 of 9. Backward (1 of 3): the output's weights")
+    tab.locator(".lab-apart-units summary").click()
+    numbers = tab.locator(".lab-apart-list li").all_text_contents()
+    assert numbers == [
+        f"Unit 1: weights {', '.join(lab_human(w.grad) for w in output.w)}; "
+        f"bias {lab_human(output.b.grad)}."
+    ]
     assert tab.locator(".lab-apart-here .lab-plus, .lab-apart-here .lab-minus").count() == 16
     press(tab, "back")
-    assert text.text_content().startswith("Part 5 of 39. Loss: the score is ")
+    assert text.text_content().startswith("Part 5 of 9. Loss: the score is ")
+    assert tab.locator(".lab-apart-units").is_hidden()
     tab.locator(".lab-apart-here").focus()
     tab.keyboard.press("End")
     tab.wait_for_function(
-        "document.querySelector('.lab-apart-text').textContent.startsWith('Part 39 ')"
+        "document.querySelector('.lab-apart-text').textContent.startsWith('Part 9 ')"
     )
     assert "Update: each weight moves by the rate (1.0000)" in text.text_content()
     assert tab.locator(".lab-next").is_disabled() and frame(tab)["step"] == 0  # not stepped

@@ -31,9 +31,11 @@ import time
 import types
 from dataclasses import replace
 
+from . import lab_data
 from .bridge import chunks
 from .kernel import ENGINE, engine_module
 from .lab_apart import ApartError, record, stage
+from .lab_data import curve
 from .lab_draw import (  # noqa: F401 (float_layers, score, grid_scores: the tests' too)
     active_counts,
     boundary_svg,
@@ -206,17 +208,29 @@ class Lab:
         return model
 
     def data(self, chosen: Settings, added: list) -> None:
-        """The training and held-out points: the chapter's own for its settings; else
-        ``make_moons`` drawn again, half for training, and the added points for training."""
-        if chosen.data == (Settings.noise, Settings.points):
+        """The training and held-out points: the chapter's own for its settings; else its
+        ``make_moons``, or another data set (lab_data.py), drawn again, half for training,
+        and the added points for training."""
+        if chosen.data == settings({}).data:
             x_train, y_train, x_held, y_held = self.book_data
         else:
+            n, noise = chosen.points, chosen.noise
+            call = f"make_moons({n}, {noise}, {DATA_SEED})"
+            if chosen.dataset != "moons":
+                call = f"the data set {chosen.dataset} ({n} points, noise {noise})"
             try:
-                xs, ys = self.ns["make_moons"](chosen.points, chosen.noise, DATA_SEED)
+                if chosen.dataset == "moons":
+                    xs, ys = self.ns["make_moons"](n, noise, DATA_SEED)
+                else:
+                    xs, ys = lab_data.make(chosen.dataset, n, noise, DATA_SEED, curve(chosen.curve))
             except Exception as error:
                 raise LabError(
-                    f"`make_moons({chosen.points}, {chosen.noise}, {DATA_SEED})` failed: "
-                    f"{type(error).__name__}: {error}. Fix the fence that defines it."
+                    f"`{call}` failed: {type(error).__name__}: {error}. "
+                    + (
+                        "Fix the fence that defines it."
+                        if chosen.dataset == "moons"
+                        else "Change the curve, or choose another data set."
+                    )
                 ) from None
             half = chosen.points // 2
             x_train, y_train, x_held, y_held = xs[:half], ys[:half], xs[half:], ys[half:]
@@ -254,8 +268,9 @@ class Lab:
         elif chosen.data != self.settings.data:
             self.data(chosen, self.added)
             self.note = (
-                f"New data: {chosen.points} points, noise {chosen.noise:g}. Training goes on "
-                f"from step {len(self.losses)} with the network as it is."
+                f"New data: {lab_data.DATASETS[chosen.dataset]}, {chosen.points} points, noise "
+                f"{chosen.noise:g}. Training goes on from step {len(self.losses)} with the "
+                "network as it is."
             )
         self.settings = chosen
 

@@ -1,10 +1,11 @@
 """One step of training, taken apart, for the two-moons lab (tools/page/lab.py).
 
 For one training point, with the engine itself: the forward pass layer by layer (each
-unit's value), the point's loss (its hinge term, max(0, 1 - y s)), the backward pass
-(each unit's weights and bias getting their gradients, in the order the engine's
-``backward`` reaches them: its reversed ``topo()``), and the update (each weight moving by
-the rate times its gradient). ``record`` runs it once and keeps the numbers; ``stage``
+unit's value), the point's loss (its hinge term, max(0, 1 - y s)), the backward pass layer
+by layer (a layer's weights and biases getting their gradients, in the order the engine's
+``backward`` reaches them: its reversed ``topo()``; how many units pass nothing back, and
+why, in a sentence; each unit's numbers a detail to open), and the update (each weight
+moving by the rate times its gradient). ``record`` runs it once and keeps the numbers; ``stage``
 draws any part of it (Next and Back in the page ask for one each). The lab's network is
 left as it was: its gradients are put back, and the update is shown, not made.
 Standard library only: this file runs in the reader's browser (tools/page/).
@@ -32,10 +33,17 @@ class Record:
     order: list[tuple[int, int]]  # (layer, unit) in the order their gradients arrive
     weights: list[list[list[float]]]  # [layer][unit] = [w..., b], before the update
     grads: list[list[list[float]]]  # the same shape: the gradients backward() gave
+    relu: list[bool]  # [layer]: its units are ReLUs (a unit at 0 was off)
+
+    @property
+    def backward(self) -> list[int]:
+        """The layers in the order their gradients arrive: the output first."""
+        arrived = list(dict.fromkeys(k for k, _ in self.order))
+        return arrived + [k for k in reversed(range(len(self.grads))) if k not in arrived]
 
     @property
     def count(self) -> int:
-        return 1 + (len(self.values) - 1) + 1 + len(self.order) + 1
+        return 1 + 2 * (len(self.values) - 1) + 2
 
 
 def record(model, point, label: float, index: int, rate: float) -> Record:
@@ -69,6 +77,7 @@ def record(model, point, label: float, index: int, rate: float) -> Record:
                     order.append(owner[id(prev)])
         weights = [[[w.data for w in n.w] + [n.b.data] for n in layer.neurons] for layer in layers]
         grads = [[[w.grad for w in n.w] + [n.b.grad] for n in layer.neurons] for layer in layers]
+        relu = [getattr(layer.neurons[0].activation, "__name__", "") == "relu" for layer in layers]
     except AttributeError as error:
         raise ApartError(
             f"This engine cannot be taken apart here ({error}): it needs Value.topo() and "
@@ -77,7 +86,7 @@ def record(model, point, label: float, index: int, rate: float) -> Record:
     finally:
         for p, grad in zip(parameters, kept):
             p.grad = grad
-    return Record(index, tuple(point), label, rate, values, loss.data, order, weights, grads)
+    return Record(index, tuple(point), label, rate, values, loss.data, order, weights, grads, relu)
 
 
 def _layer_name(k: int, layers: int) -> str:
@@ -85,13 +94,13 @@ def _layer_name(k: int, layers: int) -> str:
 
 
 def stage(rec: Record, s: int) -> dict:
-    """Part ``s`` (0 to count - 1): {"index", "count", "text", "svg"}."""
+    """Part ``s`` (0 to count - 1): {"index", "count", "text", "details", "svg"}."""
     s = max(0, min(s, rec.count - 1))
     n_layers = len(rec.values) - 1
     arrived: set = set()
     after = False
     lit = n_layers  # the values shown: every layer's, once the forward pass is done
-    unit = None
+    layer, details = None, []
     x, y = rec.point
     moon = "inner" if rec.label > 0 else "outer"
     if s == 0:
@@ -116,25 +125,18 @@ def stage(rec: Record, s: int) -> dict:
                 else ""
             )
         )
-        lit = n_layers
     elif s < rec.count - 1:
         done = s - n_layers - 2
-        arrived = set(rec.order[: done + 1])
-        k, j = unit = rec.order[done]
-        grads = rec.grads[k][j]
-        listed = ", ".join(human(g) for g in grads[:-1])
-        text = (
-            f"Backward ({done + 1} of {len(rec.order)}): unit {j + 1} of "
-            f"{_layer_name(k, n_layers)} gets its gradients: weights {listed}; bias "
-            f"{human(grads[-1])}."
-        )
+        layer = rec.backward[done]
+        arrived = {(k, j) for k in rec.backward[: done + 1] for j in range(len(rec.grads[k]))}
+        text, details = _backward_text(rec, layer, done)
     else:
         arrived = set(rec.order)
         after = True
         moves = [
             (abs(rec.rate * g), k, j, i)
-            for k, layer in enumerate(rec.grads)
-            for j, unit_grads in enumerate(layer)
+            for k, layer_grads in enumerate(rec.grads)
+            for j, unit_grads in enumerate(layer_grads)
             for i, g in enumerate(unit_grads)
         ]
         biggest = max(moves)
@@ -149,11 +151,44 @@ def stage(rec: Record, s: int) -> dict:
         "index": s,
         "count": rec.count,
         "text": text,
-        "svg": _svg(rec, lit, arrived, unit, after),
+        "details": details,
+        "svg": _svg(rec, lit, arrived, layer, after),
     }
 
 
-def _svg(rec: Record, lit: int, arrived: set, unit, after: bool) -> str:
+def _backward_text(rec: Record, k: int, done: int) -> tuple[str, list[str]]:
+    """A layer's part of the backward pass: a sentence, and each unit's numbers."""
+    n_layers, units = len(rec.grads), rec.grads[k]
+    silent = [j for j, grads in enumerate(units) if not any(grads)]
+    off = [j for j in silent if rec.relu[k] and rec.values[k + 1][j] == 0]
+    name = _layer_name(k, n_layers)
+    text = f"Backward ({done + 1} of {n_layers}): {name}'s weights and biases get their gradients."
+    if silent:
+        reasons = [
+            (len(off), "their ReLU was off"),
+            (len(silent) - len(off), "no gradient reached them"),
+        ]
+        reasons = [(n, why) for n, why in reasons if n]
+        said = (
+            reasons[0][1]
+            if len(reasons) == 1
+            else ", ".join(f"{n} because {why}" for n, why in reasons)
+        )
+        verb = "unit passes" if len(silent) == 1 else "units pass"
+        text += f" {len(silent)} of {len(units)} {verb} nothing back: {said}."
+    details = []
+    for j, grads in enumerate(units):
+        if j in off:
+            said = "nothing (its ReLU was off)"
+        elif j in silent:
+            said = "nothing (no gradient reached it)"
+        else:
+            said = f"weights {', '.join(human(g) for g in grads[:-1])}; bias {human(grads[-1])}"
+        details.append(f"Unit {j + 1}: {said}.")
+    return text, details
+
+
+def _svg(rec: Record, lit: int, arrived: set, layer, after: bool) -> str:
     sizes = [len(v) for v in rec.values]
     width, height = WIDTH, 200
     column = lambda k: 14 + k * (width - 28) / (len(sizes) - 1)  # noqa: E731
@@ -170,7 +205,7 @@ def _svg(rec: Record, lit: int, arrived: set, unit, after: bool) -> str:
             for i, v in enumerate(values[:-1]):
                 name = ("plus" if v > 0 else "minus") if here else "waiting"
                 size = 0.3 + 2.7 * abs(v) / biggest if here else 0.4
-                focus = " lab-focus" if unit == (k, j) else ""
+                focus = " lab-focus" if layer == k else ""
                 lines.append(
                     f'<line class="lab-{name}{focus}" x1="{column(k):.1f}" '
                     f'y1="{row(sizes[k], i):.1f}" x2="{column(k + 1):.1f}" '
@@ -181,7 +216,7 @@ def _svg(rec: Record, lit: int, arrived: set, unit, after: bool) -> str:
         for j, v in enumerate(values):
             known = k <= lit
             name = ("plus" if v > 0 else "minus" if v < 0 else "zero") if known else "blank"
-            ring = " lab-focus" if unit == (k - 1, j) else ""
+            ring = " lab-focus" if layer == k - 1 else ""
             circles.append(
                 f'<circle class="lab-value-{name}{ring}" cx="{column(k):.1f}" '
                 f'cy="{row(len(values), j):.1f}" r="4"/>'

@@ -9,6 +9,8 @@ import math
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
 
+from .lab_data import DATASETS, CurveError, curve
+
 # The chapter's own settings (as the reader types them): its network, data and schedule.
 BOOK = {
     "rate": "1.0",
@@ -17,9 +19,12 @@ BOOK = {
     "decay": "0",
     "hidden": "16, 16",
     "activation": "relu",
+    "dataset": "moons",
+    "curve": "sin(3*x)",  # the lab's, for the data set "curve"
     "noise": "0.1",
     "points": "200",
 }
+REDRAW = ("hidden", "activation", "dataset", "curve", "noise", "points")  # a new picture
 MAX_LAYERS, MAX_UNITS = 3, 16  # hidden layers, and units in each
 MAX_ADDED = 200  # points the reader may add
 
@@ -82,6 +87,8 @@ class Settings:
     activation: str = "relu"
     noise: float = 0.1
     points: int = 200
+    dataset: str = "moons"
+    curve: str = "sin(3*x)"
 
     @property
     def network(self) -> tuple:
@@ -89,7 +96,7 @@ class Settings:
 
     @property
     def data(self) -> tuple:
-        return self.noise, self.points
+        return self.dataset, self.curve if self.dataset == "curve" else "", self.noise, self.points
 
 
 def number(text: str) -> float:
@@ -137,7 +144,14 @@ def settings(given: dict) -> Settings:
         )
     if text["activation"] not in ("relu", "tanh"):
         refuse("The activation must be relu (the book's) or tanh", "activation")
-    return Settings(rate, hidden=tuple(sizes), activation=text["activation"], **limited)
+    if text["dataset"] not in DATASETS:
+        refuse(f"The data set must be one of {', '.join(DATASETS)}", "dataset")
+    try:
+        curve(text["curve"])
+    except CurveError as why:
+        refuse(f"The curve must be a formula in x, such as sin(3*x) or x**2 - 1 ({why})", "curve")
+    chosen = {name: text[name] for name in ("activation", "dataset", "curve")}
+    return Settings(rate, hidden=tuple(sizes), **chosen, **limited)
 
 
 def typed(chosen: Settings) -> dict:
@@ -149,6 +163,8 @@ def typed(chosen: Settings) -> dict:
         "decay": "0" if chosen.decay == 0 else repr(chosen.decay),
         "hidden": ", ".join(map(str, chosen.hidden)) or "none",
         "activation": chosen.activation,
+        "dataset": chosen.dataset,
+        "curve": chosen.curve,
         "noise": repr(chosen.noise),
         "points": str(chosen.points),
     }

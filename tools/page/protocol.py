@@ -167,7 +167,7 @@ FAMILIES: dict[str, Family] = {
             "refused": Kind(("refused",)),
         },
     ),
-    "lab apart part": record("index", "count", "text", "svg"),
+    "lab apart part": record("index", "count", "text", "details", "svg"),
     "lab frame": record(
         "step",
         "steps",

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import html
 
-from tools.page.lab_settings import BOOK, MAX_LAYERS, MAX_UNITS, hint
+from tools.page.lab_data import DATASETS
+from tools.page.lab_settings import BOOK, MAX_LAYERS, MAX_UNITS, REDRAW, hint
 from tools.site.page_data import element as data_element
 from tools.site.page_data import replace_paragraph
 
@@ -22,10 +23,10 @@ def _field(name: str, label: str, hint: str) -> str:
     mode = ' inputmode="decimal"' if name in ("rate", "decay", "noise") else ""
     mode = mode or (' inputmode="numeric"' if name != "hidden" else "")
     return (
-        f'<label class="lab-field">{label} <input class="lab-{name}" name="{name}" '
-        f'type="text"{mode} value="{BOOK[name]}" aria-describedby="lab-{name}-hint" '
-        f'size="{8 if name == "hidden" else 6}"></label>'
-        f'<span class="lab-hint" id="lab-{name}-hint">{hint}</span>'
+        f'<span class="lab-pair"><label class="lab-field">{label} <input class="lab-{name}" '
+        f'name="{name}" type="text"{mode} value="{html.escape(BOOK[name])}" '
+        f'aria-describedby="lab-{name}-hint" size="{8 if name in ("hidden", "curve") else 6}">'
+        f'</label><span class="lab-hint" id="lab-{name}-hint">{hint}</span></span>'
     )
 
 
@@ -37,9 +38,10 @@ def _select(name: str, label: str, options: list[tuple[str, str]], hint: str = "
     )
     described = f' aria-describedby="lab-{name}-hint"' if hint else ""
     return (
-        f'<label class="lab-field">{label} <select class="lab-{name}" name="{name}"'
-        f"{described}>{listed}</select></label>"
+        f'<span class="lab-pair"><label class="lab-field">{label} <select class="lab-{name}" '
+        f'name="{name}"{described}>{listed}</select></label>'
         + (f'<span class="lab-hint" id="lab-{name}-hint">{hint}</span>' if hint else "")
+        + "</span>"
     )
 
 
@@ -47,7 +49,8 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
     """The page's HTML with the placeholder paragraph replaced by the lab, and whether the
     placeholder was found. ``learner_href``: learner mode's page from this one ("": the
     site has none). ``assets``: the site's assets/ folder from the page."""
-    data = {"learner": learner_href, "learnerKey": LEARNER_KEY}
+    data = {"learner": learner_href, "learnerKey": LEARNER_KEY, "fields": list(BOOK)}
+    data["redraw"] = REDRAW  # the fields whose change draws the lab again at once
     fields = (
         _field("rate", "First learning rate", "the book's is 1.0; try 0.1 and 3.0")
         + _field("steps", "Steps", hint("steps"))
@@ -60,7 +63,13 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
         f"0 to {MAX_LAYERS} sizes of 1 to {MAX_UNITS}, or none; the book's 16, 16",
     ) + _select("activation", "Activation", [("relu", "relu"), ("tanh", "tanh")], "the book's relu")
     data_fields = (
-        _field("noise", "Noise", hint("noise"))
+        _select("dataset", "Data", list(DATASETS.items()), "the book's two moons")
+        + _field(
+            "curve",
+            "Curve y =",
+            "for either side of y = f(x): x, numbers, + - * / ** and sin cos tanh exp abs",
+        )
+        + _field("noise", "Noise", hint("noise"))
         + _field("points", "Points", hint("points"))
         + _select("label", "Add points of the", [("1", "inner moon"), ("-1", "outer moon")])
         + '<button type="button" class="notebook-button lab-clear" '
@@ -134,8 +143,9 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
             '<details class="lab-apart"><summary>One step, taken apart</summary>'
             "<p>One step of gradient descent on one training point's loss, part by part, with "
             "the engine's own numbers: the forward pass (each unit's value: orange positive, "
-            "blue negative, hollow 0), the loss, the backward pass (each unit's weights getting "
-            "their gradients, in the order the engine's backward reaches them) and the update. "
+            "blue negative, hollow 0), the loss, the backward pass (a layer at a time, in the "
+            "order the engine's backward reaches them: which units pass a gradient back, and "
+            "each unit's numbers if you open them) and the update. "
             "The lab's network is not changed.</p>"
             '<div class="lab-controls"><label class="lab-field">Training point <input '
             'class="lab-point" type="text" size="5" inputmode="numeric" '
@@ -145,6 +155,8 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
             '<button type="button" class="notebook-button lab-back" disabled>← Back</button>'
             '<button type="button" class="notebook-button lab-next" disabled>Next →</button></div>'
             '<p class="lab-apart-text" role="status" aria-live="polite"></p>'
+            '<details class="lab-apart-units" hidden><summary>Each unit\'s gradients</summary>'
+            '<ul class="lab-apart-list"></ul></details>'
             '<div class="lab-apart-here" tabindex="0" role="group" aria-label="The step taken '
             'apart: the left and right arrow keys go back and on"></div></details>'
             f'<details class="lab-about"><summary>About the lab</summary>{paragraph}</details>'

@@ -43,7 +43,7 @@
       on(this.clearButton, "click", () => this.act("clear"));
       // The network's and the data's fields change the picture: taken at once when the lab
       // stands still. The rate, steps and decay wait for the next step; the seed for Reset.
-      for (const name of ["hidden", "activation", "noise", "points"]) {
+      for (const name of this.data.redraw) {
         on(q(`.lab-${name}`), "change", () => this.worker && !this.training && this.act("draw"));
       }
       this.chart = new Chart(this, q(".lab-curves-here"), q(".lab-readout"), on);
@@ -106,7 +106,7 @@
     // The fields' first values, and the added points, from the page's address (a link).
     fromAddress() {
       const given = new URLSearchParams(location.search);
-      for (const name of ["rate", "steps", "seed", "decay", "hidden", "activation", "noise", "points"]) {
+      for (const name of this.data.fields) {
         const field = this.root.querySelector(`.lab-${name}`);
         if (given.has(name) && field) field.value = given.get(name);
       }
@@ -123,8 +123,7 @@
 
     settings() {
       const value = (name) => this.root.querySelector(`.lab-${name}`).value;
-      const names = ["rate", "steps", "seed", "decay", "hidden", "activation", "noise", "points"];
-      return Object.fromEntries(names.map((name) => [name, value(name)]));
+      return Object.fromEntries(this.data.fields.map((name) => [name, value(name)]));
     }
 
     buttons() {
@@ -268,6 +267,8 @@
       const q = (selector) => this.root.querySelector(selector);
       q(".lab-apart-text").textContent = `Part ${part.index + 1} of ${part.count}. ${part.text}`;
       q(".lab-apart-here").innerHTML = part.svg;
+      q(".lab-apart-units").hidden = !part.details.length;
+      q(".lab-apart-list").replaceChildren(...part.details.map((line) => bookPage.element("li", "", line)));
       this.buttons();
     }
 
