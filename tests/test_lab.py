@@ -415,14 +415,19 @@ def test_a_diverged_run_says_so_in_words_and_stops():
     assert ">1e26<" in frame["curves"]  # the axis reaches it, labelled
 
 
-def test_the_chart_has_axes_ticks_and_a_sentence_for_every_step():
+def test_the_chart_has_axes_ticks_and_a_sentence_for_every_step(book):
     opened()
     for _ in range(3):
         frame = ask("step")["frame"]
     curves = frame["curves"]
     for tick in (">0<", ">20<", ">80<", ">0 %<", ">100 %<", ">1<", ">10<", "loss (log scale)"):
         assert tick in curves, tick
-    assert frame["readouts"][0].startswith("Step 0: loss 0.9675, training accuracy 45 %")
+    held = book["hinge_loss"](book["make_model"](0), book["X_held"], book["Y_held"])[0].data
+    assert math.isclose(frame["held_losses"][0], held, rel_tol=1e-12)  # the chapter's loss
+    assert len(frame["held_losses"]) == 3 and 'class="lab-held-loss-line"' in curves
+    assert frame["readouts"][0].startswith(
+        f"Step 0: loss 0.9675 (held out {lab.human(held)}), training accuracy 45 %"
+    )
     assert len(frame["readouts"]) == 3 and frame["chart"]["last"] == 99
 
 

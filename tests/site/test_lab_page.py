@@ -69,6 +69,19 @@ def train_past(tab, steps: int) -> dict:
     return frame(tab)
 
 
+def test_before_a_step_the_data_and_untrained_network_are_drawn_with_readable_text(tab):
+    """Drawn while the site was built: the chapter's 200 points over the untrained
+    network's sides, the plane's axes, and every text of the drawings at least 11 px."""
+    plane = tab.locator(".lab-boundary-here svg")
+    assert plane.locator("circle").count() == 200 and plane.locator(".lab-axis-line").count() == 2
+    assert {"-1", "0", "1", "2"} <= set(plane.locator(".lab-tick").all_text_contents())
+    sizes = tab.evaluate(
+        "[...document.querySelectorAll('.lab svg text')].map((t) =>"
+        " t.getScreenCTM().a * parseFloat(getComputedStyle(t).fontSize))"
+    )
+    assert len(sizes) > 10 and min(sizes) >= 11, sizes
+
+
 def test_the_book_settings_give_the_chapters_losses_and_pause_stops(tab, book):  # noqa: F811
     fill(tab, rate="1.0", steps="100", seed="0")
     press(tab, "reset")
@@ -176,7 +189,7 @@ def test_the_chart_reads_the_step_under_the_pointer_and_the_arrow_keys(tab):
     for _ in range(4):
         press(tab, "step")
     readouts = frame(tab)["readouts"]
-    assert readouts[0].startswith("Step 0: loss 0.9675, training accuracy 45 %")
+    assert readouts[0].startswith("Step 0: loss 0.9675 (held out 0.9117), training accuracy 45 %")
     chart = tab.locator(".lab-curves-here")
     for tick in ("loss (log scale)", "100 %", "50", "step"):
         assert tick in chart.locator("svg").text_content(), tick

@@ -73,7 +73,7 @@ ANNOUNCE_EVERY = 10  # steps between two statuses told to screen readers while t
 LEARNER = "your engine from learner mode"
 DATA_SEED = 0  # the chapter's make_moons(200, noise=0.1, seed=0)
 DIVERGED = 1e6  # a loss above this, or not finite: the run has diverged and stops
-RUN_LISTS = ("losses", "train_acc", "held_acc", "rates", "readouts")  # a run's history
+RUN_LISTS = ("losses", "held_losses", "train_acc", "held_acc", "rates", "readouts")  # history
 
 # What the chapter's fences define that the lab trains with, and what each is for.
 NEEDED = {
@@ -179,7 +179,8 @@ class Lab:
         self.data(chosen, self.added)
         model = self.new_model(chosen)
         self.settings, self.model = chosen, model
-        self.losses, self.train_acc, self.held_acc, self.rates, self.readouts = [], [], [], [], []
+        for name in RUN_LISTS:
+            setattr(self, name, [])
         self.failure = None
         self.layers = float_layers(model)
 
@@ -302,7 +303,8 @@ class Lab:
         """One step: the chapter's ``train_step`` at the chapter's ``learning_rate``, then
         (with a weight decay) a step on the decay's penalty alone, as exercise 2 derives it."""
         k, ns, chosen = len(self.losses), self.ns, self.settings
-        held = self.held_accuracy()  # where train_step measures: before the update
+        held, held_data = self.measure("X_held", "Y_held")  # where train_step measures: before
+        train_data = self.measure("X_train", "Y_train")[1]  # the update
         try:
             rate = ns["learning_rate"](k, chosen.steps, chosen.rate)
             loss, acc = ns["train_step"](self.model, rate)
@@ -324,11 +326,13 @@ class Lab:
         self.layers = float_layers(self.model)
         self.rates.append(rate)
         self.losses.append(loss)
+        self.held_losses.append(held_data + loss - train_data)  # the same penalty added
         self.train_acc.append(acc)
         self.held_acc.append(held)
         self.readouts.append(
-            f"Step {k}: loss {human(loss)}, training accuracy {percent(acc)}, held-out "
-            f"accuracy {percent(held)}, learning rate {human(rate)}."
+            f"Step {k}: loss {human(loss)} (held out {human(self.held_losses[-1])}), training "
+            f"accuracy {percent(acc)}, held-out accuracy {percent(held)}, learning rate "
+            f"{human(rate)}."
         )
         if not (math.isfinite(loss) and loss <= DIVERGED):
             self.failure = (
@@ -405,12 +409,17 @@ class Lab:
             raise LabError(str(error)) from None
         return self.apart
 
-    def held_accuracy(self) -> float:
-        points, labels = self.ns["X_held"], self.ns["Y_held"]
+    def measure(self, points: str, labels: str) -> tuple[float, float]:
+        """The accuracy and the mean hinge term (the loss without its penalty) on the
+        points the namespace names, as the network stands."""
+        points, labels = self.ns[points], self.ns[labels]
         if self.layers is None:
-            return float(self.ns["accuracy"](self.model, points, labels))
-        right = sum((score(self.layers, p) > 0) == (y > 0) for p, y in zip(points, labels))
-        return right / len(labels)
+            scores = [self.scorer(p) for p in points]
+        else:
+            scores = [score(self.layers, p) for p in points]
+        right = sum((s > 0) == (y > 0) for s, y in zip(scores, labels))
+        hinge = sum(max(0.0, 1 - y * s) for s, y in zip(scores, labels))
+        return right / len(labels), hinge / len(labels)
 
     @property
     def done(self) -> bool:
@@ -465,11 +474,14 @@ class Lab:
             "to_learner": self.engine_name == LEARNER,  # the problem links to learner mode
             "engine": self.engine_name,
             "losses": self.losses,
+            "held_losses": self.held_losses,
             "accuracies": self.train_acc,
             "held": self.held_acc,
             "rates": self.rates,
             "readouts": self.readouts,
-            "curves": chart_svg(self.losses, self.train_acc, self.held_acc, chosen.steps),
+            "curves": chart_svg(
+                self.losses, self.held_losses, self.train_acc, self.held_acc, chosen.steps
+            ),
             "chart": chart_geometry(chosen.steps),
             "settings": typed(chosen),
             "added": added_text(self.added),

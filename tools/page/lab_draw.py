@@ -183,9 +183,39 @@ def boundary_svg(layers, scorer, train, held, box: dict) -> str:
         '<g class="lab-regions" shape-rendering="crispEdges">'
         + "".join(cells)
         + "</g>"
+        + "".join(_axes(box, sx, sy))
         + "".join(marks)
         + "</svg>"
     )
+
+
+def _axes(box: dict, sx, sy) -> list[str]:
+    """The plane's axes where they cross it, and round values marked along its bottom and
+    left edges (x and y named at their ends)."""
+    x0, x1, y0, y1, width, height = (box[k] for k in ("x0", "x1", "y0", "y1", "width", "height"))
+    parts = []
+    if x0 < 0 < x1:
+        parts.append(
+            f'<line class="lab-axis-line" x1="{sx(0):.1f}" y1="0" x2="{sx(0):.1f}" y2="{height}"/>'
+        )
+    if y0 < 0 < y1:
+        parts.append(
+            f'<line class="lab-axis-line" x1="0" y1="{sy(0):.1f}" x2="{width}" y2="{sy(0):.1f}"/>'
+        )
+    tick = '<text class="lab-tick" x="{:.1f}" y="{:.1f}" text-anchor="{}">{:g}</text>'
+    parts += [tick.format(sx(v), height - 3, "middle", v) for v in _round_values(x0, x1)]
+    parts += [tick.format(3, sy(v) + 4, "start", v) for v in _round_values(y0, y1)]
+    parts.append(
+        f'<text class="lab-axis" x="{width - 3}" y="{height - 14}" text-anchor="end">x</text>'
+    )
+    parts.append('<text class="lab-axis" x="14" y="12">y</text>')
+    return parts
+
+
+def _round_values(low: float, high: float) -> list[float]:
+    """Whole numbers from ``low`` to ``high`` (halves where there are fewer than three)."""
+    step = 1.0 if high - low >= 3 else 0.5
+    return [k * step for k in range(math.ceil(low / step), math.floor(high / step) + 1)]
 
 
 # --- each hidden unit's map ----------------------------------------------------------------
@@ -247,7 +277,7 @@ def unit_maps(layers: list, box: dict, counts: list[list[int]], of: int) -> list
 
 # --- the chart: the loss (log scale) over the accuracies, with axes ----------------------
 
-CHART = {"left": 38, "right": WIDTH - 8, "loss": (8, 104), "accuracy": (124, 194), "height": 214}
+CHART = {"left": 46, "right": WIDTH - 8, "loss": (8, 104), "accuracy": (126, 194), "height": 224}
 
 
 def ticks(last: int) -> list[int]:
@@ -278,14 +308,14 @@ def decade(power: int) -> str:
     return f"{10.0**power:g}" if -3 <= power <= 3 else f"1e{power}"
 
 
-def chart_svg(losses, train_acc, held_acc, steps: int) -> str:
-    """The loss (log scale, above) and both accuracies (below) over the steps so far, out
+def chart_svg(losses, held_losses, train_acc, held_acc, steps: int) -> str:
+    """Both losses (log scale, above) and both accuracies (below) over the steps so far, out
     of ``steps``, with axes, tick labels and the last values marked."""
     left, right = CHART["left"], CHART["right"]
     (ltop, lbottom), (atop, abottom) = CHART["loss"], CHART["accuracy"]
     last = max(steps - 1, 1)
     sx = lambda k: left + k / last * (right - left)  # noqa: E731
-    low, high = decades(losses)
+    low, high = decades(losses + held_losses)
 
     def loss_y(v):
         v = math.log10(min(max(v, 10.0**low), 10.0**high)) if math.isfinite(v) else high
@@ -303,14 +333,14 @@ def chart_svg(losses, train_acc, held_acc, steps: int) -> str:
         y = loss_y(10.0**power)
         parts.append(f'<line class="lab-grid" x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}"/>')
         parts.append(
-            f'<text class="lab-tick" x="{left - 3}" y="{y + 3:.1f}" text-anchor="end">'
+            f'<text class="lab-tick" x="{left - 3}" y="{y + 4:.1f}" text-anchor="end">'
             f"{decade(power)}</text>"
         )
     for share in (0, 0.5, 1):
         y = acc_y(share)
         parts.append(f'<line class="lab-grid" x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}"/>')
         parts.append(
-            f'<text class="lab-tick" x="{left - 3}" y="{y + 3:.1f}" text-anchor="end">'
+            f'<text class="lab-tick" x="{left - 3}" y="{y + 4:.1f}" text-anchor="end">'
             f"{percent(share)}</text>"
         )
     for k in ticks(steps - 1):
@@ -319,11 +349,11 @@ def chart_svg(losses, train_acc, held_acc, steps: int) -> str:
             f'<line class="lab-grid" x1="{x:.1f}" y1="{abottom}" x2="{x:.1f}" y2="{abottom + 3}"/>'
         )
         parts.append(
-            f'<text class="lab-tick" x="{x:.1f}" y="{abottom + 12}" text-anchor="middle">{k}</text>'
+            f'<text class="lab-tick" x="{x:.1f}" y="{abottom + 15}" text-anchor="middle">{k}</text>'
         )
     parts.append(
-        f'<text class="lab-axis" x="{left + 2}" y="{ltop + 9}">loss (log scale)</text>'
-        f'<text class="lab-axis" x="{left + 2}" y="{atop + 9}">accuracy</text>'
+        f'<text class="lab-axis" x="{left + 3}" y="{ltop + 13}">loss (log scale)</text>'
+        f'<text class="lab-axis" x="{left + 3}" y="{atop + 13}">accuracy</text>'
         f'<text class="lab-axis" x="{right}" y="{CHART["height"] - 1}" '
         'text-anchor="end">step</text>'
     )
@@ -334,6 +364,7 @@ def chart_svg(losses, train_acc, held_acc, steps: int) -> str:
 
     parts.append(line("held-line", [acc_y(a) for a in held_acc]))
     parts.append(line("train-line", [acc_y(a) for a in train_acc]))
+    parts.append(line("held-loss-line", [loss_y(v) for v in held_losses]))
     parts.append(line("loss-line", [loss_y(v) for v in losses]))
     if losses:
         k = len(losses) - 1

@@ -178,6 +178,7 @@ FAMILIES: dict[str, Family] = {
         "to_learner",
         "engine",
         "losses",
+        "held_losses",  # the loss on the held-out points, with the same penalty
         "accuracies",
         "held",
         "curves",

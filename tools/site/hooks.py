@@ -151,7 +151,7 @@ def on_page_context(context, page, config, **_):
         if page.file.src_uri == learner.PAGE:
             page.content = _with_learner(page, config, assets)
         if lab.PLACEHOLDER in page.content:
-            page.content = _with_lab(page, assets)
+            page.content = _with_lab(page, assets, Path(config.docs_dir))
     if figures := with_data_in(page.file.src_path):  # steps, nudges
         page.content = _with_figure_data(page, figures)
     return context
@@ -185,12 +185,13 @@ def _with_learner(page, config, assets: str) -> str:
     return html
 
 
-def _with_lab(page, assets: str) -> str:
-    """The page with its lab; its problems link to learner mode if the site has it."""
+def _with_lab(page, assets: str, docs: Path) -> str:
+    """The page with its lab, drawn before its first step; its problems link to learner
+    mode if the site has it."""
     has_learner = _build["files"].get_file_from_path(learner.PAGE) is not None
-    return lab.lab_html(page.content, _href(page)(learner.PAGE, "") if has_learner else "", assets)[
-        0
-    ]
+    href = _href(page)(learner.PAGE, "") if has_learner else ""
+    first = lab.first_frame(Path(page.file.abs_src_path), docs)
+    return lab.lab_html(page.content, href, assets, first)[0]
 
 
 def _with_figure_data(page, figures: list[str]) -> str:

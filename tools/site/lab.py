@@ -8,11 +8,15 @@ in the page's Python, decides what they show. Static readers keep the paragraph.
 from __future__ import annotations
 
 import html
+import json
+from pathlib import Path
 
+from tools.page import lab
 from tools.page.lab_data import DATASETS
 from tools.page.lab_settings import BOOK, MAX_LAYERS, MAX_UNITS, REDRAW, hint
 from tools.site.page_data import element as data_element
-from tools.site.page_data import replace_paragraph
+from tools.site.page_data import page_fences, replace_paragraph
+from tools.site.runtime import engine_json
 
 # The placeholder: the paragraph of a chapter that starts with these words.
 PLACEHOLDER = "On the book's site, this paragraph is a lab"
@@ -45,10 +49,20 @@ def _select(name: str, label: str, options: list[tuple[str, str]], hint: str = "
     )
 
 
-def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
+def first_frame(chapter: Path, docs: Path) -> dict | None:
+    """The lab's frame before its first step, made while the site is built (the book's data
+    and untrained network, drawn until the page's Python draws its own); None if the
+    chapter's fences do not give the lab what it trains with (the lab then says why)."""
+    request = {"action": "open", "settings": BOOK, "page": json.dumps(page_fences(chapter))}
+    return json.loads(lab.answer(json.dumps(request), engine_json(docs))).get("frame")
+
+
+def lab_html(content: str, learner_href: str, assets: str, first: dict | None = None):
     """The page's HTML with the placeholder paragraph replaced by the lab, and whether the
     placeholder was found. ``learner_href``: learner mode's page from this one ("": the
-    site has none). ``assets``: the site's assets/ folder from the page."""
+    site has none). ``assets``: the site's assets/ folder from the page. ``first``: the
+    frame drawn before the page's Python starts (``first_frame``)."""
+    first = first or {"curves": "", "boundary": ""}
     data = {"learner": learner_href, "learnerKey": LEARNER_KEY, "fields": list(BOOK)}
     data["redraw"] = REDRAW  # the fields whose change draws the lab again at once
     fields = (
@@ -108,15 +122,16 @@ def lab_html(content: str, learner_href: str, assets: str) -> tuple[str, bool]:
             '<figure class="lab-panel"><div class="lab-curves-here" tabindex="0" role="slider" '
             'aria-label="Step shown on the chart: the left and right arrow keys move it" '
             'aria-valuemin="0" aria-valuemax="0" aria-valuenow="0" aria-valuetext="no steps yet">'
-            '</div><p class="lab-readout" aria-hidden="true"></p><figcaption>'
+            f'{first["curves"]}</div><p class="lab-readout" aria-hidden="true"></p><figcaption>'
             '<span class="lab-key lab-key-loss">loss (log scale)</span> '
+            '<span class="lab-key lab-key-held">held-out loss</span>; '
             '<span class="lab-key lab-key-train">training accuracy</span> '
             '<span class="lab-key lab-key-held">held-out accuracy</span>; point at a step, or '
             "focus the chart and use the arrow keys, to read it</figcaption></figure>"
             '<figure class="lab-panel"><div class="lab-boundary-here" tabindex="0" '
             'role="application" aria-roledescription="plane" aria-label="The plane: the arrow '
             "keys move a cross, Enter adds a training point there, of the moon chosen under "
-            'Add points of the"></div><figcaption>'
+            f'Add points of the">{first["boundary"]}</div><figcaption>'
             '<span class="lab-key lab-key-outer">outer moon</span> '
             '<span class="lab-key lab-key-inner">inner moon</span>: training points filled, '
             "held-out points hollow, over the side the network gives each place. Click (or "
