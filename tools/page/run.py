@@ -35,12 +35,13 @@ class OutputMismatchError(AssertionError):
 
 @dataclass(frozen=True)
 class Cell:
-    """A python fence: where its code starts, the book's code, whether it is an engine
-    chunk, the book's ```output block below it (None: none), why it cannot run here."""
+    """A python fence: where its code starts, the book's code, the engine file it is a chunk
+    of ("" or False: none; True: the first, micrograd.py), the book's ```output block below
+    it (None: none), why it cannot run here."""
 
     line: int
     code: str
-    engine: bool = False
+    engine: bool | str = False
     output: str | None = None
     blocked: str | None = None
     output_line: int = 0  # the line of the output block's opening backticks
