@@ -319,9 +319,8 @@ assert Box(1).twice().n == 2  # tensor.py as chapter 3 built it
 
 
 def test_a_second_engine_file_is_tangled_synced_and_run_apart_from_the_first(book, capsys):
-    """Fences titled tensor.py make tensor.py, with its own header and markers; micrograd.py
-    keeps only its own chunks; sync writes a tensor.py edit into its chapter; every chapter
-    imports each engine as it stands at its place."""
+    """tensor.py's fences make tensor.py (its header, its markers), not micrograd.py; sync
+    writes an edit of it into its chapter; each chapter imports each engine as of its place."""
     docs, out = book
     for name, text in TENSOR_CHAPTERS.items():
         (docs / name).write_text(text, encoding="utf-8")

@@ -32,15 +32,14 @@ TOL = 1e-9
 
 
 def same(ours: Tensor, theirs) -> bool:
-    flat = theirs.detach().reshape(-1).tolist()
-    return tuple(theirs.shape) == ours.shape and all(
-        math.isclose(a, b, rel_tol=TOL, abs_tol=TOL) for a, b in zip(ours.values(), flat)
-    )
+    flat = zip(ours.values(), theirs.detach().reshape(-1).tolist())
+    close = all(math.isclose(a, b, rel_tol=TOL, abs_tol=TOL) for a, b in flat)
+    return tuple(theirs.shape) == ours.shape and close
 
 
 def matrix(rows, cols):
-    number = st.floats(-2.0, 2.0)
-    return st.lists(st.lists(number, min_size=cols, max_size=cols), min_size=rows, max_size=rows)
+    row = st.lists(st.floats(-2.0, 2.0), min_size=cols, max_size=cols)
+    return st.lists(row, min_size=rows, max_size=rows)
 
 
 @settings(max_examples=20, deadline=None)
@@ -63,15 +62,13 @@ def test_a_layer_and_every_operation_agree_with_pytorch(sizes, data):
 
 
 def spread(n, m):
-    """Distinct constants added before a max, so that no two elements tie (PyTorch does not
-    say which of tied elements its max picks)."""
+    """Distinct constants added before a max: PyTorch does not say which tied element wins."""
     return [[(i * m + j) / 128 for j in range(m)] for i in range(n)]
 
 
 def _forward(leaves, targets, m, n):
-    """Every operation of tensor.py: matmul, broadcast + - * /, numbers on both sides,
-    tanh relu exp log **, max mean sum over axes with keepdims, .T, reshape of a
-    non-contiguous view, cross_entropy."""
+    """Every operation: @, broadcast + - * / (numbers on both sides), tanh relu exp log **,
+    max mean sum over axes with keepdims, .T, reshape of a non-contiguous view, cross_entropy."""
     x, w, b, scale = leaves
     z = (x @ w + b).tanh() * scale - (x @ w).relu() / 2.0  # (n, m): b, scale broadcast
     peak = (z + Tensor(spread(n, m))).T.max(axis=0, keepdims=True)  # each row's largest

@@ -178,7 +178,7 @@ def engine_before(path: Path, book: Path | None = None) -> list[Chunk]:
     chunks = engine_chunks(book or path.parent)
     if path.name != "index.md":
         chunks = [c for c in chunks if reading_order(c.fence.path) < reading_order(path)]
-    return [Chunk(c.chapter, c.fence.line, c.fence.code, c.engine) for c in chunks]
+    return [Chunk(c.chapter, c.fence.line, c.fence.code, c.fence.engine) for c in chunks]
 
 
 def cells_of(chapter: Chapter, needs) -> list[run.Cell]:

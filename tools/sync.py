@@ -27,8 +27,8 @@ from tools.tangle import (
     Tangled,
     TangleError,
     diff_text,
+    engine_files,
     engine_named,
-    engines_in,
     generated_header,
     merge_by_hand,
     report,
@@ -56,7 +56,7 @@ def _last_generated(out: Path, digest: str) -> str | None:
 
 def _where(tangled: Tangled, index: int, number: int) -> str:
     """Why an edit at line ``index`` (0-based) of ``tangled`` cannot be placed, and where."""
-    line, name = tangled.lines[index], tangled.chunks[0].engine
+    line, name = tangled.lines[index], tangled.chunks[0].fence.engine
     if line.kind == "marker":
         return (
             f"{name}:{number}: an edit to the marker `{tangled.chunks[line.chunk].marker}` "
@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="one engine file (default: every one)")
     args = parser.parse_args(argv)
     root = args.docs.resolve().parent
-    outs = [args.out] if args.out else [ROOT / name for name in engines_in(args.docs)]
+    outs = engine_files(args.docs, args.out)
     return max(report("sync", lambda out=out: sync(args.docs, out, root)) for out in outs)
 
 

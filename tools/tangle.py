@@ -4,10 +4,9 @@
     python3 tools/tangle.py --check   exit 1 with a diff if one is not the tangle
     python3 tools/tangle.py --force   overwrite them even if edited
 
-Each engine file's chunks (fences titled with its name, tools.ENGINES) go in reading order
-under a header that says the file is generated and records a hash of it, so a later run
-can tell which side changed (tools/sync.py); a marker above each chunk names its chapter
-and section. ``--out FILE`` does one file: the engine it is named after (else the first).
+Each engine file's chunks (fences titled with its name) go in reading order under a header
+that says the file is generated and records a hash of it, so a later run can tell which
+side changed (tools/sync.py); a marker above each chunk names its chapter and section.
 """
 
 from __future__ import annotations
@@ -83,20 +82,13 @@ class Chunk:
         """The code as it goes into its engine file: trailing blank lines dropped."""
         return self.fence.code.rstrip("\n") + "\n"
 
-    @property
-    def engine(self) -> str:
-        """The engine file it is a chunk of: micrograd.py, tensor.py."""
-        return self.fence.engine
-
 
 def engine_named(name: str) -> str:
     """The engine a file named ``name`` holds: the one of that name, else the first."""
     return name if name in ENGINES else ENGINE
 
 
-def engine_chunks(
-    docs: Path, root: Path = ROOT, texts: dict[Path, str] | None = None, engine: str = ""
-):
+def engine_chunks(docs: Path, root=ROOT, texts: dict[Path, str] | None = None, engine=""):
     """The engine fences of the chapters in ``docs`` (of the file ``engine`` only, if
     given), in reading order, as Chunks.
 
@@ -220,8 +212,7 @@ def _first_error(parts: list[str], whole: SyntaxError, engine: str) -> SyntaxErr
 def tangle_book(
     docs: Path, root: Path = ROOT, texts: dict[Path, str] | None = None, engine: str = ENGINE
 ) -> Tangled:
-    """The file ``engine`` generated from the chapters in ``docs``, and where each line
-    came from."""
+    """The file ``engine`` made from the chapters in ``docs``, and where each line came from."""
     chunks = engine_chunks(docs, root, texts, engine)
     if not chunks:
         raise TangleError(f'{docs}: no engine fences (```python title="{engine}"```) found')
@@ -264,16 +255,16 @@ def tangle(docs: Path, root: Path = ROOT, engine: str = ENGINE) -> str:
     return tangle_book(docs, root, engine=engine).text
 
 
-def engines_in(docs: Path) -> list[str]:
-    """The engine files the chapters in ``docs`` make: the first always, the others if
-    some fence is titled with their name."""
-    made = {chunk.engine for chunk in engine_chunks(docs)}
-    return [name for name in ENGINES if name == ENGINE or name in made]
+def engine_files(docs: Path, out: Path | None) -> list[Path]:
+    """``out`` if given, else each engine file the chapters in ``docs`` make, at ROOT: the
+    first always, the others if some fence is titled with their name."""
+    made = {chunk.fence.engine for chunk in engine_chunks(docs)}
+    return [out] if out else [ROOT / name for name in ENGINES if name in made | {ENGINE}]
 
 
 def hand_edited(text: str) -> bool:
-    """True if ``text`` is not exactly what some run of the tangler wrote (for the engine
-    file its header names)."""
+    """True if ``text`` is not exactly what some run of the tangler wrote (the header says
+    for which engine file)."""
     parts = split_generated(text)
     if not parts:
         return True
@@ -363,10 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--force", action="store_true", help="overwrite even an edited file")
     args = parser.parse_args(argv)
     root = args.docs.resolve().parent
-    outs = [args.out] if args.out else [ROOT / name for name in engines_in(args.docs)]
     return max(
         report("tangle", lambda out=out: update(args.docs, out, root, args.force, args.check))
-        for out in outs
+        for out in engine_files(args.docs, args.out)
     )
 
 

@@ -27,7 +27,7 @@ def chunks(engine: str) -> list[Chunk]:
 def finished_engine(engine: str):
     """The whole first engine, as a module: what `import micrograd` gives outside a
     chapter's fences."""
-    return Join([c for c in chunks(engine) if c.module == ENGINE], f"{ENGINE}.py").module()
+    return Join([c for c in chunks(engine) if c.file == f"{ENGINE}.py"], f"{ENGINE}.py").module()
 
 
 def open_chapter(page: str, engine: str) -> Notebook:

@@ -31,12 +31,7 @@ class Chunk:
     chapter: str
     line: int
     code: str
-    file: str = f"{ENGINE}.py"
-
-    @property
-    def module(self) -> str:
-        """The name its engine is imported by: ``tensor`` for tensor.py."""
-        return os.path.splitext(self.file)[0]
+    file: str = f"{ENGINE}.py"  # imported as its stem: tensor.py as tensor
 
 
 class Printed(io.StringIO):
@@ -68,9 +63,7 @@ def remember(chapter: str, line: int, code: str) -> None:
 class Join:
     """Engine chunks joined as the tangler joins them, and where each line came from."""
 
-    def __init__(
-        self, chunks: Iterable[Chunk], name: str, file: str = f"{ENGINE}.py", module=ENGINE
-    ):
+    def __init__(self, chunks: Iterable[Chunk], name: str, file=f"{ENGINE}.py", module=ENGINE):
         self.chunks = list(chunks)
         self.name = name  # the file name of code that spans chunks
         self.file = file  # the module's __file__: where the engine is tangled to
@@ -136,9 +129,9 @@ def engine_module(text: str, name: str, file: str = f"{ENGINE}.py") -> types.Mod
 def installed(*modules: types.ModuleType | None):
     """``import micrograd`` (``import tensor``) gives each of ``modules`` until the block
     ends, by its name (a None is no change)."""
-    names = [module.__name__ for module in modules if module is not None]
-    before = {name: sys.modules.get(name) for name in names}
-    sys.modules.update({module.__name__: module for module in modules if module is not None})
+    given = {module.__name__: module for module in modules if module is not None}
+    before = {name: sys.modules.get(name) for name in given}
+    sys.modules.update(given)
     try:
         yield
     finally:
@@ -157,10 +150,8 @@ def public(module: types.ModuleType) -> dict:
 class Kernel:
     """One chapter's namespace, and the engines as they stand at the chapter's place.
 
-    ``before``: the engine chunks of the chapters before this one, in book order (each
-    engine file's chunks make its module).
-    ``file``: the first engine's ``__file__``, the file it is tangled to (the others' are
-    beside it).
+    ``before``: the engine chunks of the chapters before this one, in book order.
+    ``file``: the first engine's ``__file__``, the file it is tangled to (the others beside).
     ``engine``: a module to use as ``micrograd`` instead (a learner's engine, in learner
     mode): the chapter's chunks of micrograd.py then do not run, and the module's names are
     in the namespace of a chapter that has engine fences from the start
@@ -192,23 +183,17 @@ class Kernel:
             )
 
     def _joins(self, chunks: list[Chunk]) -> dict[str, Join]:
-        """``chunks`` joined engine by engine, by module name, in the order they start."""
-        files = dict.fromkeys(chunk.file for chunk in chunks)
-        here = os.path.dirname(self.file)
+        """``chunks`` joined engine by engine, by module name: micrograd first, always."""
+        files = dict.fromkeys([f"{ENGINE}.py", *(chunk.file for chunk in chunks)])
         return {
-            os.path.splitext(name)[0]: Join(
+            (stem := os.path.splitext(name)[0]): Join(
                 [chunk for chunk in chunks if chunk.file == name],
                 f"{name} (as built up to {self.chapter})",
-                os.path.join(here, name),
-                os.path.splitext(name)[0],
+                os.path.join(os.path.dirname(self.file), name),
+                stem,
             )
             for name in files
         }
-
-    @property
-    def join(self) -> Join:
-        """The first engine's join (the learner's engine stands in for it)."""
-        return self.joins.get(ENGINE) or Join([], f"{ENGINE}.py (as built up to {self.chapter})")
 
     @property
     def module(self) -> types.ModuleType:
@@ -218,9 +203,8 @@ class Kernel:
     @property
     def modules(self) -> dict[str, types.ModuleType]:
         """Every engine as it stands now, by module name (micrograd always)."""
-        for name in [ENGINE, *self.joins]:
-            if name not in self.engines:
-                self.engines[name] = self._build(self.joins.get(name) or self.join)
+        for name in self.joins.keys() - self.engines.keys():
+            self.engines[name] = self._build(self.joins[name])
         return self.engines
 
     def _build(self, join: Join) -> types.ModuleType:
@@ -248,12 +232,12 @@ class Kernel:
     def _grow(self, chunk: Chunk) -> None:
         """Put ``chunk`` in its place among the chapter's engine chunks and build its engine
         again; on failure the engines stay as they were."""
-        own = {**self.own, chunk.line: chunk}
+        own, name = {**self.own, chunk.line: chunk}, os.path.splitext(chunk.file)[0]
         joins = self._joins(self.before + [own[k] for k in sorted(own)])
-        with installed(*(m for name, m in self.engines.items() if name != chunk.module)):
-            module = self._build(joins[chunk.module])  # it may import the engines before it
+        with installed(*(m for other, m in self.engines.items() if other != name)):
+            module = self._build(joins[name])  # it may import the engines before it
         self.own, self.joins = own, joins
-        self.engines[chunk.module] = module
+        self.engines[name] = module
         self.namespace.update(public(module))
 
     def where(self, error: BaseException) -> tuple[str, int] | None:
