@@ -19,7 +19,7 @@ import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .kernel import Chunk, Kernel, Printed
+from .kernel import ENGINE, Chunk, Kernel, Printed
 
 Tell = Callable[[dict], object]
 DONE = {"ran": "ran", "failed": "failed", "differs": "ran: its output differs from the book's"}
@@ -129,7 +129,7 @@ class Notebook:
 
     def restart(self) -> None:
         """A fresh namespace: nothing has run."""
-        has_engine = any(cell.engine for cell in self.cells)
+        has_engine = any(cell.engine in (True, f"{ENGINE}.py") for cell in self.cells)
         self.kernel = Kernel(self.chapter, self.before, self.engine, has_engine, self.file)
         self.namespace = self.kernel.namespace
         self.next = 0  # cells before this index have had their turn
