@@ -48,11 +48,9 @@ from tools.site.page_data import page_fences
 
 FIGURE = re.compile(r"!\[[^\]]*\]\(figures/[\w-]+\.svg\)")
 
-# Bytes a page may load before any sign of intent (issue 27). 1.3 MB since chapter 10 took
-# the gradient-check rules and the scale of the inputs (issue 40) and the lab its panels
-# (issue 39): it weighed 1.25 MB, the rest of the pages stay well under. 1.35 MB since Part
-# II (issue 45): its four chapters in the search index (+60 kB) and tensor.py's chunks in
-# engine.json (+22 kB), which every page loads, brought chapter 10 to 1.33 MB.
+# Bytes a page may load before any sign of intent (issue 27): chapter 10 weighed 1.25 MB after
+# issues 39 and 40; Part II (issue 45) put 60 kB in the search index and 22 kB in engine.json,
+# which every page loads: 1.33 MB. The rest of the pages stay well under.
 PAGE_WEIGHT = 1_350_000
 
 # What the page shows of its pictures (svg.picture: tools/page/svg.py).
