@@ -1,4 +1,5 @@
-"""micrograd.py is the chapters' product: identical to the tangle, standalone, stdlib-only."""
+"""micrograd.py and tensor.py are the chapters' product: identical to the tangle, standalone,
+stdlib-only."""
 
 import ast
 import re
@@ -9,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from tools import ROOT
+from tools import ENGINES, ROOT
 from tools.chapter import Chapter, chapters
 from tools.tangle import hand_edited, tangle, what_sync_does
 
 ENGINE = ROOT / "micrograd.py"
+FILES = [ROOT / name for name in ENGINES]  # every engine file: micrograd.py, tensor.py
 MARK = "# --- "
 MARKER = re.compile(
     r"# --- (?P<chapter>docs/[^#]+\.md)#(?P<anchor>\S+?)(, engine fence (?P<part>\d+))? ---"
@@ -36,22 +38,33 @@ assert "digraph" in graph_dot(loss)
 assert dot([Value(2.0)], [3.0], Value(1.0)).data == 7.0 and Neuron and Layer
 print("ok")
 """
+TENSOR_SMOKE_TEST = """
+import tensor
+assert tensor.__file__.startswith({folder!r}), tensor.__file__
+x = tensor.Tensor([[1.0, 2.0], [3.0, 4.0]])
+tensor.cross_entropy(tensor.MLP(2, [3, 2], seed=0)(x @ x.T), [0, 1]).backward()
+assert (x * x).sum().item() == 30 and x.grad.shape == (2, 2)
+print("ok")
+"""
 
 
-def test_committed_engine_is_exactly_the_tangled_chapters():
-    on_disk, tangled = ENGINE.read_text(encoding="utf-8"), tangle(ROOT / "docs")
+@pytest.mark.parametrize("engine", FILES, ids=lambda path: path.name)
+def test_committed_engine_is_exactly_the_tangled_chapters(engine):
+    on_disk = engine.read_text(encoding="utf-8")
+    tangled = tangle(ROOT / "docs", engine=engine.name)
     assert not hand_edited(on_disk), (  # the advice tangle gives: sync only if it will do it
-        f"micrograd.py was edited since it was generated: "
-        f"{what_sync_does(on_disk, tangled, ENGINE.name)}"
+        f"{engine.name} was edited since it was generated: "
+        f"{what_sync_does(on_disk, tangled, engine.name)}"
     )
     assert on_disk == tangled, (
-        "micrograd.py is stale: run `python3 tools/dev.py tangle` and commit the result"
+        f"{engine.name} is stale: run `python3 tools/dev.py tangle` and commit the result"
     )
 
 
-def test_every_marker_leads_to_the_one_chunk_whose_code_follows_it():
+@pytest.mark.parametrize("engine", FILES, ids=lambda path: path.name)
+def test_every_marker_leads_to_the_one_chunk_whose_code_follows_it(engine):
     """A reader at a marker finds the chapter, the heading, then the Nth engine fence below it."""
-    lines = ENGINE.read_text(encoding="utf-8").splitlines()
+    lines = engine.read_text(encoding="utf-8").splitlines()
     markers = [(i, line.strip()) for i, line in enumerate(lines) if line.strip().startswith(MARK)]
     assert len(markers) == len({m for _, m in markers}) >= 10, "markers should be distinct"
     found = []
@@ -67,7 +80,7 @@ def test_every_marker_leads_to_the_one_chunk_whose_code_follows_it():
         fences = [
             f
             for f in Chapter.read(chapter).fences
-            if f.is_engine and section[0].line < f.line < end
+            if f.engine == engine.name and section[0].line < f.line < end
         ]
         assert (match["part"] is None) == (len(fences) == 1), f"{marker}: {len(fences)} fences"
         fence = fences[int(match["part"] or 1) - 1]
@@ -75,13 +88,17 @@ def test_every_marker_leads_to_the_one_chunk_whose_code_follows_it():
         assert lines[i + 1 : i + 1 + len(code)] == code, f"micrograd.py:{i + 1}: {marker}"
         found.append(fence)
     engine_fences = [
-        f for c in chapters(ROOT / "docs") for f in Chapter.read(c).fences if f.is_engine
+        f
+        for c in chapters(ROOT / "docs")
+        for f in Chapter.read(c).fences
+        if f.engine == engine.name
     ]
     assert found == engine_fences, "each engine fence should have exactly one marker, in order"
 
 
-def test_engine_imports_only_the_standard_library():
-    tree = ast.parse(ENGINE.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("engine", FILES, ids=lambda path: path.name)
+def test_engine_imports_only_the_standard_library(engine):
+    tree = ast.parse(engine.read_text(encoding="utf-8"))
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -107,17 +124,17 @@ def _oldest_supported_pythons():
 
 
 @pytest.mark.parametrize("python", _oldest_supported_pythons())
-def test_engine_works_copied_alone_into_an_empty_folder(tmp_path, python):
-    shutil.copy(ENGINE, tmp_path / "micrograd.py")
+@pytest.mark.parametrize("engine", FILES, ids=lambda path: path.name)
+def test_engine_works_copied_alone_into_an_empty_folder(tmp_path, python, engine):
+    shutil.copy(engine, tmp_path / engine.name)
     script = tmp_path / "smoke.py"
-    script.write_text(SMOKE_TEST.format(folder=str(tmp_path)), encoding="utf-8")
+    smoke = SMOKE_TEST if engine == ENGINE else TENSOR_SMOKE_TEST
+    script.write_text(smoke.format(folder=str(tmp_path)), encoding="utf-8")
     # -S: no site-packages (so not this project's install), -E: ignore PYTHON* variables.
     result = subprocess.run(
         [python, "-S", "-E", str(script)], cwd=tmp_path, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
-    assert sorted(p.name for p in Path(tmp_path).iterdir() if p.suffix == ".py") == [
-        "micrograd.py",
-        "smoke.py",
-    ]
+    found = sorted(p.name for p in Path(tmp_path).iterdir() if p.suffix == ".py")
+    assert found == sorted([engine.name, "smoke.py"])

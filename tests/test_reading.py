@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import ROOT
+from tools import ENGINES, ROOT
 from tools.chapter import OUTPUT, Chapter, Fence, chapter_number, chapters, is_python
 from tools.figures.from_chapters import FIGURES, FOLDER
 
@@ -62,16 +62,17 @@ def test_checks_stay_out_of_the_reading_flow():
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
-def test_what_a_reader_sees_imports_only_micrograd_and_the_standard_library(page):
+def test_what_a_reader_sees_imports_only_the_engines_and_the_standard_library(page):
+    engines = {Path(name).stem for name in ENGINES}  # micrograd, tensor
     for fence in python_fences(page):
         if fence.folded:
             continue
         assert fence.names.parses, f"{page.name}:{fence.opening}: a fence that does not parse"
         for name in fence.names.imports:  # a method alone is read too (tools/chapter.py)
             top = name.split(".")[0]
-            assert top == "micrograd" or top in sys.stdlib_module_names, (
+            assert top in engines or top in sys.stdlib_module_names, (
                 f"{page.name}:{fence.opening}: a fence in the reading flow imports {name}; "
-                "a reader copying it has only micrograd and the standard library "
+                "a reader copying it has only the engines and the standard library "
                 "(move it into a folded check, or draw it as a figure)"
             )
 

@@ -276,3 +276,67 @@ def test_sync_refuses_to_write_into_an_indented_fence(book, capsys):
     edit(out, "thing.n // 2", "thing.n >> 1")
     err = sync_refused(docs, out, capsys).err
     assert "docs/02-more.md:6:" in err and "indented" in err
+
+
+TENSOR_CHAPTERS = {
+    "03-tensor.md": """# Tensors
+
+```python title="tensor.py"
+class Box:
+    def __init__(self, n):
+        self.n = n
+```
+
+```python
+import micrograd
+import tensor
+
+assert tensor.Box(3).n == 3 and micrograd.quarter(micrograd.Thing(8)).n == 2
+```
+
+## Growing
+
+```python title="tensor.py"
+    def twice(self):
+        return Box(2 * self.n)
+```
+
+```python
+from tensor import Box
+
+assert Box(3).twice().n == 6
+```
+""",
+    "04-after.md": """# After
+
+```python
+from tensor import Box
+
+assert Box(1).twice().n == 2  # tensor.py as chapter 3 built it
+```
+""",
+}
+
+
+def test_a_second_engine_file_is_tangled_synced_and_run_apart_from_the_first(book, capsys):
+    """tensor.py's fences make tensor.py (its header, its markers), not micrograd.py; sync
+    writes an edit of it into its chapter; each chapter imports each engine as of its place."""
+    docs, out = book
+    for name, text in TENSOR_CHAPTERS.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    second = out.with_name("tensor.py")
+    assert tangle(docs, out) == 0 and tangle(docs, second) == 0
+    made, first = second.read_text(), out.read_text()
+    assert made.startswith("# tensor.py: a tensor reverse-mode autograd engine in one file")
+    assert "# --- docs/03-tensor.md#growing ---\n    def twice" in made and "Thing" not in made
+    assert "Box" not in first and first.startswith("# micrograd.py: a scalar")
+    second.write_text(made.replace("2 * self.n", "5 * self.n"))
+    assert sync(docs, second) == 0, capsys.readouterr().err
+    assert "return Box(5 * self.n)" in (docs / "03-tensor.md").read_text()
+    assert out.read_text() == first and tangle(docs, second, "--check") == 0
+    edit(docs / "03-tensor.md", "twice().n == 6", "twice().n == 15")
+    edit(docs / "04-after.md", "twice().n == 2", "twice().n == 5")
+    for name in TENSOR_CHAPTERS:
+        notebook = Notebook(docs / name)
+        notebook.run_until(len(notebook.cells))
+        assert notebook.failure is None and notebook.next == len(notebook.cells), notebook.failure

@@ -4,7 +4,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"  # the chapters
-ENGINE = "micrograd.py"  # the engine's file name, at ROOT, and the title of its fences
+# The engine files, at ROOT, each the title of its fences, with what it is (its header's
+# first line): Part I builds the first, on scalars; Part II the second, on tensors.
+ENGINES = {
+    "micrograd.py": "a scalar reverse-mode autograd engine",
+    "tensor.py": "a tensor reverse-mode autograd engine",
+}
+ENGINE = next(iter(ENGINES))  # micrograd.py, the book's first engine
 
 
 def relative(path: Path, root: Path = ROOT) -> str:

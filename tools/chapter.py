@@ -24,7 +24,7 @@ from markdown.extensions.toc import slugify as _toc_slugify
 from markdown.extensions.toc import unique as _toc_unique
 from markdown_it import MarkdownIt
 
-from tools import ENGINE, relative
+from tools import ENGINES, relative
 
 PYTHON_LANGS = ("python", "py", "python3")  # the first words pytest-markdown-docs runs
 OUTPUT = "output"  # the info string of a fence that holds what the python fence above printed
@@ -51,10 +51,16 @@ def is_python(info: str) -> bool:
     return (info.split() or [""])[0] in PYTHON_LANGS
 
 
-def is_engine(info: str) -> bool:
-    """Is this fence a chunk of the engine: python with title="micrograd.py"?"""
+def engine_of(info: str) -> str:
+    """The engine file this fence is a chunk of (python titled "micrograd.py", say), or ""."""
     match = _TITLE.search(info)
-    return is_python(info) and bool(match) and ENGINE in match.groups()
+    titles = match.groups() if match and is_python(info) else ()
+    return next((name for name in ENGINES if name in titles), "")
+
+
+def is_engine(info: str) -> bool:
+    """Is this fence a chunk of an engine file (one of tools.ENGINES)?"""
+    return bool(engine_of(info))
 
 
 def slugify(text: str) -> str:
@@ -88,6 +94,11 @@ class Fence:
     @property
     def is_engine(self) -> bool:
         return is_engine(self.info)
+
+    @property
+    def engine(self) -> str:
+        """The engine file it is a chunk of, or "" (tools.ENGINES)."""
+        return engine_of(self.info)
 
     @property
     def is_output(self) -> bool:

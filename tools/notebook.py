@@ -141,7 +141,7 @@ def optional_needs(everything: bool = True):
 
 # Which fences cannot run in the browser. The page has the standard library, the engine
 # and pytest.raises (tools/page/pytest.py), and no files, processes, network or screen.
-PAGE_MODULES = {"micrograd", "pytest"}
+PAGE_MODULES = {"micrograd", "tensor", "pytest"}
 NOT_IN_A_BROWSER = {
     "subprocess", "multiprocessing", "concurrent", "pty", "signal",  # processes
     "socket", "ssl", "http", "urllib", "ftplib", "smtplib", "webbrowser",  # the network
@@ -178,7 +178,7 @@ def engine_before(path: Path, book: Path | None = None) -> list[Chunk]:
     chunks = engine_chunks(book or path.parent)
     if path.name != "index.md":
         chunks = [c for c in chunks if reading_order(c.fence.path) < reading_order(path)]
-    return [Chunk(c.chapter, c.fence.line, c.fence.code) for c in chunks]
+    return [Chunk(c.chapter, c.fence.line, c.fence.code, c.fence.engine) for c in chunks]
 
 
 def cells_of(chapter: Chapter, needs) -> list[run.Cell]:
@@ -188,7 +188,7 @@ def cells_of(chapter: Chapter, needs) -> list[run.Cell]:
         run.Cell(
             c.line,
             c.fence.code,
-            c.fence.is_engine,
+            c.fence.engine,
             c.output.code if c.output else None,
             why,
             c.output.opening if c.output else 0,
@@ -235,7 +235,8 @@ class Notebook(run.Notebook):
         super().__init__(
             relative(path, ROOT),
             cells,
-            before=engine_before(path, book) if engine is None else [],  # learner: whole
+            # a learner's micrograd.py is whole: the other engines' chunks come before
+            before=[c for c in engine_before(path, book) if engine is None or c.file != ENGINE],
             engine=self.engine_module,
             check_outputs=check_outputs,
             remedy=LEARNER_REMEDY if engine is not None else run.UPDATE,

@@ -1,8 +1,9 @@
-"""Sync: bring the chapters and micrograd.py in step, whichever side was edited.
+"""Sync: bring the chapters and each engine file in step, whichever side was edited.
 
     python3 tools/dev.py sync     only the chapters changed since the last tangle: tangle;
-                                  only micrograd.py changed: write each edited line back
-                                  into the fence it came from; both changed: refuse, showing both
+                                  only an engine file (micrograd.py, tensor.py) changed: write
+                                  each edited line back into the fence it came from; both
+                                  changed: refuse, showing both
 
 It refuses, writing nothing, whenever it cannot place an edit or the result would not
 tangle back to the same file.
@@ -17,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools import ENGINE, ROOT, relative
+from tools import ROOT, relative
 from tools.chapter import check_unchanged, rewrite
 from tools.tangle import (
     SYNC,
@@ -26,6 +27,8 @@ from tools.tangle import (
     Tangled,
     TangleError,
     diff_text,
+    engine_files,
+    engine_named,
     generated_header,
     merge_by_hand,
     report,
@@ -53,16 +56,16 @@ def _last_generated(out: Path, digest: str) -> str | None:
 
 def _where(tangled: Tangled, index: int, number: int) -> str:
     """Why an edit at line ``index`` (0-based) of ``tangled`` cannot be placed, and where."""
-    line = tangled.lines[index]
+    line, name = tangled.lines[index], tangled.chunks[0].fence.engine
     if line.kind == "marker":
         return (
-            f"{ENGINE}:{number}: an edit to the marker `{tangled.chunks[line.chunk].marker}` "
+            f"{name}:{number}: an edit to the marker `{tangled.chunks[line.chunk].marker}` "
             "cannot be written into a chapter (markers are generated from the chapters' "
             "headings). Undo it; to move code, move it between fences in the chapters"
         )
     after = tangled.chunks[max(line.chunk, 0)].place
     return (
-        f"{ENGINE}:{number}: an edit between the header and the first chunk ({after}) "
+        f"{name}:{number}: an edit between the header and the first chunk ({after}) "
         "belongs to no fence. Put it below the first marker, or into a fence in a chapter"
     )
 
@@ -156,7 +159,7 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
         texts[fence.path] = "\n".join(rows)
         written.add(fence.path)
     try:
-        stitched = tangle_book(docs, root, {path: texts[path] for path in written})
+        stitched = tangle_book(docs, root, {p: texts[p] for p in written}, engine_named(name))
     except TangleError as error:
         raise RefusalError(
             f"the edits to {name} would break a chapter, so nothing was written ({error}). "
@@ -202,8 +205,8 @@ def _same_but_spacing(one: str, other: str) -> bool:
 
 def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
     """Bring chapters and ``out`` in step, whichever side changed; RefusalError if both did."""
-    fresh = tangle_book(docs, root)
     name = out.name
+    fresh = tangle_book(docs, root, engine=engine_named(name))
     if not out.exists():
         rewrite(out, None, fresh.text, crlf=False)
         return f"wrote {name}"
@@ -218,13 +221,16 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
             f"with the chapters' version: `{TANGLE} --force`"
         )
     header, digest, body = parts
-    if header != generated_header(digest):
+    if header != generated_header(digest, engine_named(name)):
         last = header.count("\n")
         raise RefusalError(
             f"{name}:1-{last}: an edit to the header cannot be written "
             f"into a chapter (the header is generated): undo it, then run `{SYNC}` again",
             diff_text(
-                generated_header(digest), header, f"{name} header (generated)", f"{name} (on disk)"
+                generated_header(digest, engine_named(name)),
+                header,
+                f"{name} header (generated)",
+                f"{name} (on disk)",
             ),
         )
     if sha256(body) == digest:  # micrograd.py is as generated: the chapters changed
@@ -258,9 +264,11 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=Path, default=ROOT / "docs", help="chapter folder")
-    parser.add_argument("--out", type=Path, default=ROOT / ENGINE, help="engine file")
+    parser.add_argument("--out", type=Path, help="one engine file (default: every one)")
     args = parser.parse_args(argv)
-    return report("sync", lambda: sync(args.docs, args.out, args.docs.resolve().parent))
+    root = args.docs.resolve().parent
+    outs = engine_files(args.docs, args.out)
+    return max(report("sync", lambda out=out: sync(args.docs, out, root)) for out in outs)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import functools
 import textwrap
 from pathlib import Path
 
-from tools import DOCS
+from tools import DOCS, ENGINE
 from tools.chapter import Chapter, Names, chapter_number, chapters
 from tools.learn.places import one_at_a_time
 from tools.notebook import blockers, optional_needs
@@ -48,7 +48,7 @@ def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
     not under-count: the book's own engine passes every check, counted or not.
     """
     cells = Chapter.read(chapter).cells
-    refers = set(engine) if any(cell.fence.is_engine for cell in cells) else set()
+    refers = set(engine) if any(cell.fence.engine == ENGINE for cell in cells) else set()
     counted, modules = set(), set()
     for index, cell in enumerate(cells):
         if cell.fence.is_engine:

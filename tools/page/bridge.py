@@ -21,12 +21,13 @@ REMEDY = "This run's output is shown above, the book's is folded below it."
 
 def chunks(engine: str) -> list[Chunk]:
     """The book's engine chunks, from engine.json's text."""
-    return [Chunk(c["chapter"], c["line"], c["code"]) for c in json.loads(engine)]
+    return [Chunk(**c) for c in json.loads(engine)]
 
 
 def finished_engine(engine: str):
-    """The whole engine, as a module: what `import micrograd` gives outside a chapter's fences."""
-    return Join(chunks(engine), f"{ENGINE}.py").module()
+    """The whole first engine, as a module: what `import micrograd` gives outside a
+    chapter's fences."""
+    return Join([c for c in chunks(engine) if c.file == f"{ENGINE}.py"], f"{ENGINE}.py").module()
 
 
 def open_chapter(page: str, engine: str) -> Notebook:

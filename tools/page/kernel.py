@@ -1,9 +1,10 @@
-"""One chapter's namespace, and the engine as it stands at the chapter's place in the book.
+"""One chapter's namespace, and the engines as they stand at the chapter's place in the book.
 
-The engine is the module ``micrograd``, joined from engine chunks as the tangler joins
-them (the chapters' before this one, then this chapter's that have run, in book order),
-its functions moved to the chapter and line they are written at, so tracebacks point into
-the book. Standard library only: this file also runs in the reader's browser (tools/page/).
+Each engine file is a module (``micrograd.py`` the module ``micrograd``, ``tensor.py``
+``tensor``), joined from its chunks as the tangler joins them (the chapters' before this
+one, then this chapter's that have run, in book order), its functions moved to the chapter
+and line they are written at, so tracebacks point into the book. Standard library only:
+this file also runs in the reader's browser (tools/page/).
 """
 
 from __future__ import annotations
@@ -19,16 +20,18 @@ import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-ENGINE = "micrograd"
+ENGINE = "micrograd"  # the first engine's module, the one a learner's file stands in for
 
 
 @dataclass(frozen=True)
 class Chunk:
-    """An engine fence: the chapter it is written in, the line its code starts on, its code."""
+    """An engine fence: the chapter it is written in, the line its code starts on, its code,
+    and the engine file it is a chunk of."""
 
     chapter: str
     line: int
     code: str
+    file: str = f"{ENGINE}.py"  # imported as its stem: tensor.py as tensor
 
 
 class Printed(io.StringIO):
@@ -60,10 +63,11 @@ def remember(chapter: str, line: int, code: str) -> None:
 class Join:
     """Engine chunks joined as the tangler joins them, and where each line came from."""
 
-    def __init__(self, chunks: Iterable[Chunk], name: str, file: str = f"{ENGINE}.py"):
+    def __init__(self, chunks: Iterable[Chunk], name: str, file=f"{ENGINE}.py", module=ENGINE):
         self.chunks = list(chunks)
         self.name = name  # the file name of code that spans chunks
         self.file = file  # the module's __file__: where the engine is tangled to
+        self.module_name = module  # what imports it: micrograd, tensor
         self.starts, text = [], ""  # the join's line where each chunk starts
         for chunk in self.chunks:
             self.starts.append(text.count("\n") + 1)
@@ -92,12 +96,12 @@ class Join:
         return code.replace(co_filename=chunk.chapter, co_firstlineno=line)
 
     def module(self) -> types.ModuleType:
-        """The join, compiled and run as a fresh module ``micrograd``."""
+        """The join, compiled and run as a fresh module (``micrograd``, ``tensor``)."""
         try:
             compiled = compile(self.text, self.name, "exec", dont_inherit=True)
         except SyntaxError as error:
             raise self.moved(error) from None
-        module = types.ModuleType(ENGINE)
+        module = types.ModuleType(self.module_name)
         module.__file__ = self.file
         linecache.cache[self.name] = (len(self.text), None, self.text.splitlines(True), self.name)
         with installed(module):
@@ -122,20 +126,20 @@ def engine_module(text: str, name: str, file: str = f"{ENGINE}.py") -> types.Mod
 
 
 @contextlib.contextmanager
-def installed(module: types.ModuleType | None):
-    """``import micrograd`` gives ``module`` until the block ends (nothing changes if None)."""
-    if module is None:
-        yield
-        return
-    before = sys.modules.get(ENGINE)
-    sys.modules[ENGINE] = module
+def installed(*modules: types.ModuleType | None):
+    """``import micrograd`` (``import tensor``) gives each of ``modules`` until the block
+    ends, by its name (a None is no change)."""
+    given = {module.__name__: module for module in modules if module is not None}
+    before = {name: sys.modules.get(name) for name in given}
+    sys.modules.update(given)
     try:
         yield
     finally:
-        if before is None:
-            sys.modules.pop(ENGINE, None)
-        else:
-            sys.modules[ENGINE] = before
+        for name, old in before.items():
+            if old is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = old
 
 
 def public(module: types.ModuleType) -> dict:
@@ -144,13 +148,14 @@ def public(module: types.ModuleType) -> dict:
 
 
 class Kernel:
-    """One chapter's namespace, and the engine as it stands at the chapter's place.
+    """One chapter's namespace, and the engines as they stand at the chapter's place.
 
     ``before``: the engine chunks of the chapters before this one, in book order.
-    ``file``: the engine's ``__file__``, the file it is tangled to.
+    ``file``: the first engine's ``__file__``, the file it is tangled to (the others beside).
     ``engine``: a module to use as ``micrograd`` instead (a learner's engine, in learner
-    mode): the chapter's engine fences then do not run, and the module's names are in the
-    namespace of a chapter that has engine fences from the start (``chapter_has_engine``).
+    mode): the chapter's chunks of micrograd.py then do not run, and the module's names are
+    in the namespace of a chapter that has engine fences from the start
+    (``chapter_has_engine``).
     """
 
     def __init__(
@@ -168,24 +173,39 @@ class Kernel:
         self.own: dict[int, Chunk] = {}  # this chapter's engine chunks that ran, by line
         self.failed: Join | None = None  # the last join whose build failed
         self.fixed = engine is not None
-        self.join = Join(self.before, self._engine_name(), file)
+        self.joins = self._joins(self.before)  # by module name
         for chunk in self.before:
             remember(chunk.chapter, chunk.line, chunk.code)
-        self.engine = engine if self.fixed else None  # built on first need
+        self.engines = {ENGINE: engine} if self.fixed else {}  # each built on first need
         if self.fixed and chapter_has_engine:
             self.namespace.update(
                 {k: v for k, v in public(engine).items() if not k.startswith("_")}
             )
 
-    def _engine_name(self) -> str:
-        return f"{ENGINE}.py (as built up to {self.chapter})"
+    def _joins(self, chunks: list[Chunk]) -> dict[str, Join]:
+        """``chunks`` joined engine by engine, by module name: micrograd first, always."""
+        files = dict.fromkeys([f"{ENGINE}.py", *(chunk.file for chunk in chunks)])
+        return {
+            (stem := os.path.splitext(name)[0]): Join(
+                [chunk for chunk in chunks if chunk.file == name],
+                f"{name} (as built up to {self.chapter})",
+                os.path.join(os.path.dirname(self.file), name),
+                stem,
+            )
+            for name in files
+        }
 
     @property
     def module(self) -> types.ModuleType:
-        """The engine as it stands now."""
-        if self.engine is None:
-            self.engine = self._build(self.join)
-        return self.engine
+        """The first engine, micrograd, as it stands now."""
+        return self.modules[ENGINE]
+
+    @property
+    def modules(self) -> dict[str, types.ModuleType]:
+        """Every engine as it stands now, by module name (micrograd always)."""
+        for name in self.joins.keys() - self.engines.keys():
+            self.engines[name] = self._build(self.joins[name])
+        return self.engines
 
     def _build(self, join: Join) -> types.ModuleType:
         """``join`` run as a module; on failure, the join that ``where`` maps lines with."""
@@ -195,33 +215,38 @@ class Kernel:
             self.failed = join  # code that spans chunks runs only while a join is built
             raise
 
-    def run(self, code: str, line: int, engine: bool, printed: io.TextIOBase) -> None:
-        """Run one fence (its code starts on chapter line ``line``), its printing going to
-        ``printed``; raise whatever it raises."""
+    def run(self, code: str, line: int, engine: bool | str, printed: io.TextIOBase) -> None:
+        """Run one fence (its code starts on chapter line ``line``; ``engine``: the engine
+        file it is a chunk of, True for the first), its printing going to ``printed``;
+        raise whatever it raises."""
         remember(self.chapter, line, code)
         if engine:
-            if not self.fixed:
-                self._grow(Chunk(self.chapter, line, code))
+            file = f"{ENGINE}.py" if engine is True else engine
+            if not (self.fixed and file == f"{ENGINE}.py"):
+                self._grow(Chunk(self.chapter, line, code, file))
             return
         compiled = compile("\n" * (line - 1) + code, self.chapter, "exec", dont_inherit=True)
-        with installed(self.module), contextlib.redirect_stdout(printed):
+        with installed(*self.modules.values()), contextlib.redirect_stdout(printed):
             exec(compiled, self.namespace)
 
     def _grow(self, chunk: Chunk) -> None:
-        """Put ``chunk`` in its place among the chapter's engine chunks and build the engine
-        again; on failure the engine stays as it was."""
-        own = {**self.own, chunk.line: chunk}
-        join = Join(self.before + [own[k] for k in sorted(own)], self._engine_name(), self.file)
-        module = self._build(join)
-        self.own, self.join, self.engine = own, join, module
+        """Put ``chunk`` in its place among the chapter's engine chunks and build its engine
+        again; on failure the engines stay as they were."""
+        own, name = {**self.own, chunk.line: chunk}, os.path.splitext(chunk.file)[0]
+        joins = self._joins(self.before + [own[k] for k in sorted(own)])
+        with installed(*(m for other, m in self.engines.items() if other != name)):
+            module = self._build(joins[name])  # it may import the engines before it
+        self.own, self.joins = own, joins
+        self.engines[name] = module
         self.namespace.update(public(module))
 
     def where(self, error: BaseException) -> tuple[str, int] | None:
         """The innermost chapter line in ``error``'s traceback (any chapter), if any."""
-        found, join = None, self.failed or self.join
+        found = None
+        joins = {join.name: join for join in [*self.joins.values(), self.failed] if join}
         for frame in traceback.extract_tb(error.__traceback__):
-            if frame.filename == join.name:
-                place = join.place(frame.lineno or 0)
+            if frame.filename in joins:
+                place = joins[frame.filename].place(frame.lineno or 0)
                 found = (place[0].chapter, place[1]) if place else found
             elif frame.filename.endswith(".md") and frame.lineno:
                 found = (frame.filename, frame.lineno)

@@ -19,7 +19,7 @@ import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .kernel import Chunk, Kernel, Printed
+from .kernel import ENGINE, Chunk, Kernel, Printed
 
 Tell = Callable[[dict], object]
 DONE = {"ran": "ran", "failed": "failed", "differs": "ran: its output differs from the book's"}
@@ -35,12 +35,13 @@ class OutputMismatchError(AssertionError):
 
 @dataclass(frozen=True)
 class Cell:
-    """A python fence: where its code starts, the book's code, whether it is an engine
-    chunk, the book's ```output block below it (None: none), why it cannot run here."""
+    """A python fence: where its code starts, the book's code, the engine file it is a chunk
+    of ("" or False: none; True: the first, micrograd.py), the book's ```output block below
+    it (None: none), why it cannot run here."""
 
     line: int
     code: str
-    engine: bool = False
+    engine: bool | str = False
     output: str | None = None
     blocked: str | None = None
     output_line: int = 0  # the line of the output block's opening backticks
@@ -128,7 +129,7 @@ class Notebook:
 
     def restart(self) -> None:
         """A fresh namespace: nothing has run."""
-        has_engine = any(cell.engine for cell in self.cells)
+        has_engine = any(cell.engine in (True, f"{ENGINE}.py") for cell in self.cells)
         self.kernel = Kernel(self.chapter, self.before, self.engine, has_engine, self.file)
         self.namespace = self.kernel.namespace
         self.next = 0  # cells before this index have had their turn

@@ -77,33 +77,33 @@ def literal(text: str) -> str:
     return repr(text)
 
 
-def setup_code(chapter: Chapter, before: str, growing: bool) -> str:
-    """The first cell: micrograd.py as the chapters before this one built it, and ``grow``
-    for the chapter's engine cells, if it has any."""
+def setup_code(chapter: Chapter, before: dict[str, str], growing: bool) -> str:
+    """The first cell: each engine file (``before``: name -> text) as the chapters before
+    this one built it, and ``grow`` for the chapter's engine cells, if it has any."""
     lines = [
         f"# The literate micrograd, {chapter.title}: the chapter as a notebook. Run this",
-        "# cell first. It writes micrograd.py beside the notebook: the engine as the",
-        "# chapters before this one built it, so that `from micrograd import ...` below",
+        f"# cell first. It writes {' and '.join(before)} beside the notebook: the engine as",
+        "# the chapters before this one built it, so that `from micrograd import ...` below",
         "# imports it. Nothing is fetched; Python alone runs every cell.",
         "import sys",
         "import types",
         "from pathlib import Path",
         "",
-        f"BOOK_ENGINE = {literal(before)}",
+        f"BOOK_ENGINES = {{{', '.join(f'{k!r}: {literal(text)}' for k, text in before.items())}}}",
         "",
         "",
-        "def load(text):",
-        '    """Write micrograd.py and import it afresh from its text (never from a cache',
-        '    that an earlier version of the file left)."""',
-        '    path = Path("micrograd.py").resolve()',
+        f'def load(text, name="{ENGINE}"):',
+        '    """Write the engine file ``name`` and import it afresh from its text (never from',
+        '    a cache that an earlier version of the file left)."""',
+        "    path = Path(name).resolve()",
         '    path.write_text(text, encoding="utf-8")',
-        '    engine = types.ModuleType("micrograd")',
+        "    engine = types.ModuleType(path.stem)",
         "    engine.__file__ = str(path)",
-        '    sys.modules["micrograd"] = engine',
+        "    sys.modules[path.stem] = engine",
         "    try:",
         '        exec(compile(text, str(path), "exec"), vars(engine))',
         "    except BaseException:",
-        '        del sys.modules["micrograd"]',
+        "        del sys.modules[path.stem]",
         "        raise",
         "    return engine",
         "",
@@ -111,21 +111,22 @@ def setup_code(chapter: Chapter, before: str, growing: bool) -> str:
     ]
     if growing:
         lines += [
-            "chunks = {}  # this chapter's engine cells that ran: their place -> their code",
+            "chunks = {}  # this chapter's engine cells that ran: (file, place) -> their code",
             "",
             "",
-            "def grow(place, code):",
-            '    """Put an engine cell\'s code in its place in micrograd.py (after the engine',
-            "    of the chapters before, and this chapter's engine cells above it), import",
-            '    the engine afresh, and take its names, as the book runs the chapter."""',
-            '    chunks[place] = code.strip("\\n") + "\\n"',
-            '    engine = load(BOOK_ENGINE + "".join(chunks[k] for k in sorted(chunks)))',
+            f'def grow(place, code, name="{ENGINE}"):',
+            '    """Put an engine cell\'s code in its place in its file (after the engine of',
+            "    the chapters before, and this chapter's engine cells above it), import the",
+            '    engine afresh, and take its names, as the book runs the chapter."""',
+            '    chunks[name, place] = code.strip("\\n") + "\\n"',
+            "    own = [chunks[k] for k in sorted(chunks) if k[0] == name]",
+            '    engine = load(BOOK_ENGINES.get(name, "") + "".join(own), name)',
             "    names = vars(engine).items()",
             '    globals().update({k: v for k, v in names if not (k[:2] == "__" == k[-2:])})',
             "",
             "",
         ]
-    lines += ["load(BOOK_ENGINE)"]
+    lines += ["for name, text in BOOK_ENGINES.items():", "    load(text, name)"]
     return "\n".join(lines) + "\n"
 
 
@@ -147,12 +148,13 @@ def pytest_code() -> str:
     )
 
 
-def engine_cell(place: int, code: str) -> str:
-    """An engine fence as a cell: its code, added to micrograd.py in its place."""
+def engine_cell(place: int, code: str, name: str = ENGINE) -> str:
+    """An engine fence as a cell: its code, added to its file (``name``) in its place."""
+    file = "" if name == ENGINE else f", {name!r}"
     return (
-        "# micrograd.py: this cell adds the book's code below to the file, in its place,\n"
+        f"# {name}: this cell adds the book's code below to the file, in its place,\n"
         "# and imports the engine afresh (grow, from the first cell).\n"
-        f"grow({place}, {literal(chr(10) + code + chr(10))})"
+        f"grow({place}, {literal(chr(10) + code + chr(10))}{file})"
     )
 
 
@@ -220,7 +222,9 @@ def chapter_notebook(path: Path, docs: Path | None = None) -> nbformat.NotebookN
     cells: list[Cell] = chapter.cells
     blocked = blockers([cell.fence for cell in cells], needs)
     engine_places = {c.line: k for k, c in enumerate(c for c in cells if c.fence.is_engine)}
-    before = Join(engine_before(path, docs), ENGINE).text
+    chunks = engine_before(path, docs)
+    files = dict.fromkeys([ENGINE, *(chunk.file for chunk in chunks)])
+    before = {name: Join([c for c in chunks if c.file == name], name).text for name in files}
     uses_pytest = any(
         "pytest" in cell.fence.names.imports for cell, why in zip(cells, blocked) if not why
     )
@@ -246,7 +250,7 @@ def chapter_notebook(path: Path, docs: Path | None = None) -> nbformat.NotebookN
                 shown += f"\n\n{fence_ticks(output)}\n{output}\n{fence_ticks(output)}"
             made.append(markdown_cell(shown))
         elif cell.fence.is_engine:
-            made.append(code_cell(engine_cell(engine_places[cell.line], code)))
+            made.append(code_cell(engine_cell(engine_places[cell.line], code, cell.fence.engine)))
         else:
             made.append(code_cell(code, cell.output.code if cell.output else None))
         last = cell.output if cell.output is not None else cell.fence

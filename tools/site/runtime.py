@@ -281,7 +281,7 @@ def engine_json(docs: Path) -> str:
     """The book's engine chunks in book order: each chapter page's Python takes the ones
     before it (its fence data says how many) to build the engine as of its place."""
     chunks = [
-        {"chapter": c.chapter, "line": c.fence.line, "code": c.fence.code}
+        {"chapter": c.chapter, "line": c.fence.line, "code": c.fence.code, "file": c.fence.engine}
         for c in engine_chunks(docs)
     ]
     return json.dumps(chunks, indent=0)
