@@ -1,0 +1,267 @@
+"""The site pass: the book's docs/ in, a tree of Markdown with inline HTML and the site's
+assets out, which any generator that renders Markdown with Material's theme builds as it is
+(MkDocs 1.6 and ProperDocs through tools/site/hooks.py; Zensical, which runs no hooks).
+
+    python3 tools/site/prepare.py [DOCS] [TREE]      docs/ into build/docs/ (the defaults)
+
+Each page of the tree is its chapter with what the book's site adds: math as MathML,
+figures inline, download links, folds classed, the used-in lines under engine fences, the
+notebook link, the lab and learner mode, and the page data of Run buttons and figure
+controls; beside them the woven engine page (weave.py), the whole book on one page
+(print_page.md, to print or save as PDF), each chapter's notebook, the engine, and what the
+page's Python needs from npm. Links in raw HTML end in .html (mkdocs.yml: no directory URLs).
+Files that come out the same are left as they were, so `mkdocs serve --dirty` rebuilds only
+the pages a save changed.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tools import DOCS, ENGINE, ROOT, tangle
+from tools.chapter import Chapter, chapters
+from tools.figures.from_chapters import FIGURES, nudged, recorded, with_data_in
+from tools.notebook import import_engine
+from tools.page import steps
+from tools.page.kernel import installed
+from tools.site import editor, lab, learner, mathfont, notebooks, page_data, runtime, weave
+from tools.site.figures import inline_figures, with_data
+from tools.site.marks import label_folds, offer_download
+from tools.site.mathml import math_in_markdown
+
+WHOLE_BOOK = "print_page.md"  # print_page.html: the whole book, printed by tools/publish.py
+WHOLE_TITLE = "The whole book"
+
+
+@dataclass
+class Prepared:
+    """What ``prepare`` made, and what a generator's log should say of it."""
+
+    tree: Path
+    warnings: list[str] = field(default_factory=list)  # the build is wrong: --strict fails
+    lesser: list[str] = field(default_factory=list)  # what the site goes without, and why
+    search_from_disk: bool = True  # the shim named in mkdocs.yml's extra.polyfills is there
+
+
+def _href(src: str, anchor: str) -> str:
+    return Path(src).with_suffix(".html").name + (f"#{anchor}" if anchor else "")
+
+
+def _fetched(fetch, how_to_enable: str, done: Prepared):
+    """What ``fetch`` fetched from npm; None if it cannot be had here. A tarball that is not
+    the one pinned raises RuntimeIntegrityError: the build stops."""
+    try:
+        return fetch()
+    except runtime.RuntimeUnavailableError as why:
+        done.lesser.append(how_to_enable.format(why=why, version=runtime.PYODIDE))
+    return None
+
+
+def page_markdown(path: Path, docs: Path, woven, data: dict | None, warn) -> str:
+    """The chapter at ``path`` as its page in the tree; ``data`` None: as the whole book
+    holds it (no used-in lines, lab, learner mode, notebook link or page data)."""
+    text, chapter = path.read_text(encoding="utf-8"), Chapter.read(path)
+    if data is not None and woven is not None and path in woven.chapters:
+        text = _with_used_in(text, chapter, woven, warn)
+    text = text.replace(f"](../{ENGINE})", f"]({ENGINE})")
+    text = math_in_markdown(
+        offer_download(label_folds(text)),
+        lambda latex, error: warn(f"{path.name}: cannot convert math {latex!r} to MathML: {error}"),
+    )
+    text = inline_figures(text, docs)
+    if data is None:
+        return text
+    if path.name == "index.md" and not text.startswith("---\n"):
+        text = "---\ntitle: Home\n---\n\n" + text
+    if figures := with_data_in(path.name):  # steps, nudges
+        text = _with_figure_data(text, path, figures, warn)
+    if notebooks.has_notebook(path):
+        text = re.sub(
+            r"^# .*$", lambda m: f"{m[0]}\n\n{notebooks.link(path)}", text, count=1, flags=re.M
+        )
+    if data["runtime"] and chapter.cells:
+        fences = page_data.element(page_data.page_fences(path), id="notebook-fences")
+        start = page_data.element(data["start"], id="python-start")
+        text += f"\n<div>{fences}{editor.editor_tags('assets')}{start}</div>\n"
+        if path.name == learner.PAGE:
+            text, found = learner.learner_html(text, learner.page_data(docs, _href), "assets")
+            if not found:
+                warn(f"{path.name}: no paragraph starting {learner.PLACEHOLDER!r}: no editor")
+        has_learner = (docs / learner.PAGE).exists()
+        text = lab.lab_html(text, _href(learner.PAGE, "") if has_learner else "", "assets")[0]
+    return text
+
+
+def _with_used_in(text: str, chapter: Chapter, woven, warn) -> str:
+    """``text`` with a used-in line under each engine fence (under its output block, if any)."""
+    lines, anchors = text.split("\n"), weave.chunk_anchors(woven)
+    for index, chunk in reversed(list(enumerate(woven.tangled.chunks))):
+        if chunk.fence.path != chapter.path:
+            continue
+        end = chunk.fence.line - 1 + chunk.fence.code.count("\n")  # its closing, 0-based
+        cell = next((c for c in chapter.cells if c.fence.line == chunk.fence.line), None)
+        if cell is not None and cell.output is not None:
+            end = cell.output.line - 1 + cell.output.code.count("\n")
+        said = weave.used_in_html(woven, index, _href, anchors[index])
+        lines[end + 1 : end + 1] = ["", said]
+    return "\n".join(lines)
+
+
+def _with_figure_data(text: str, path: Path, figures: list[str], warn) -> str:
+    """``text`` with the data of its figures' controls: steps, and nudges."""
+    try:
+        with installed(import_engine(ROOT / ENGINE)):  # the engine as saved, while serving
+            recordings, nudges = recorded(figures), nudged(figures)
+    except Exception as error:
+        warn(f"{path.name}: no controls under its figures: {error}")
+        return text
+    controls = {
+        (name, "steps"): steps.page_data(name, t, FIGURES[name].key)
+        for name, t in recordings.items()
+    }
+    controls |= {(name, "nudges"): nudge for name, nudge in nudges.items()}
+    for (name, kind), data in controls.items():
+        placed = with_data(text, name, kind, data)
+        if placed is None:
+            warn(f"{path.name}: figure {name} is not in the page: no control")
+        text = placed or text
+    return text
+
+
+_LINK = re.compile(
+    r"(\]\(|^\[[^\]\n]+\]: *)(?P<page>[\w.-]+\.md)?(?:#(?P<anchor>[\w-]+))?(?=[) ]|$)", re.M
+)
+
+
+def whole_book(pages: dict[Path, str]) -> str:
+    """The pages (their path and Markdown as the whole book holds it), in order, on one
+    page: each in a section named by its file, its headings' ids made unique over the
+    whole, and every link to a page of the book made a link to its place in the whole."""
+    out = [f"---\ntitle: {WHOLE_TITLE}\nsearch:\n  exclude: true\n---\n"]
+    out += [
+        f'<section class="print-page" id="{p.stem}" markdown="1">\n\n{t}\n\n</section>\n'
+        for p, t in pages.items()
+    ]
+    whole = iter(Chapter.read(Path(WHOLE_BOOK), "\n".join(out[1:])).headings)
+    anchors = {}
+    for path, page in pages.items():
+        own = Chapter.read(path, page).headings
+        anchors |= {(path.name, h.anchor): next(whole).anchor for h in own}
+        anchors[path.name, ""] = anchors[path.name, own[0].anchor] if own else ""
+
+    def to(section: str):
+        def link(match: re.Match) -> str:
+            key = (match["page"] or section, match["anchor"] or "")
+            return f"{match[1]}#{anchors[key]}" if key in anchors else match[0]
+
+        return link
+
+    return out[0] + "\n".join(_LINK.sub(to(p.name), part) for p, part in zip(pages, out[1:]))
+
+
+def fetch(docs: Path, done: Prepared) -> tuple:
+    """What the site needs from npm (the runtimes' tarballs, the editor's bundle, the
+    search shim's tarball), each None if it cannot be had here, ``done`` saying why."""
+    tarballs = _fetched(runtime.runtime_tarballs, runtime.HOW_TO_ENABLE, done)
+    if tarballs is not None and not (docs / runtime.WORKER_JS).exists():
+        tarballs = None  # a book without the page's scripts: nothing to run them
+        done.lesser.append(f"no Run buttons: this book has no {runtime.WORKER_JS} in its docs")
+    bundle = None
+    if tarballs is not None:
+        try:
+            bundle = editor.editor_bundle()
+        except editor.EditorUnavailableError as why:
+            tarballs = None  # no Run buttons without an editor for their code
+            done.lesser.append(editor.HOW_TO_ENABLE.format(why=why, version=editor.CODEMIRROR))
+    get_shim = lambda: runtime.runtime_tarballs((runtime.SHIM,))  # noqa: E731
+    shim = _fetched(get_shim, runtime.SEARCH_FROM_DISK, done)
+    done.search_from_disk = shim is not None
+    return tarballs, bundle, shim
+
+
+def prepare(docs: Path = DOCS, tree: Path = ROOT / "build" / "docs") -> Prepared:
+    """Make ``tree`` from ``docs``: the book's site, as Markdown and assets."""
+    done = Prepared(tree)
+    tarballs, bundle, shim = fetch(docs, done)
+    tree.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{tree.name}-", dir=tree.parent))
+    try:
+        shutil.copytree(docs, stage, dirs_exist_ok=True)
+        _generated(docs, stage, tarballs, done)
+        if shim is not None:
+            runtime.install_packages(shim, stage)
+        if tarballs is not None:
+            runtime.install_runtime(tarballs, stage, docs)
+            editor.install_editor(bundle, stage)
+            if (docs / learner.PAGE).exists():
+                learner.install_bundle(stage, docs)
+            runtime.install_disk_copies(stage)  # of all the above
+        mathfont.install_font(stage, docs)
+        _sync(stage, tree)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return done
+
+
+def _generated(docs: Path, stage: Path, tarballs, done: Prepared) -> None:
+    """The pages, the engine, the filled-in protocol.js and the notebooks, into ``stage``."""
+    if (ROOT / ENGINE).exists():
+        shutil.copyfile(ROOT / ENGINE, stage / ENGINE)
+    if (stage / runtime.PROTOCOL_JS).exists():  # the messages filled in
+        script = stage / runtime.PROTOCOL_JS
+        script.write_text(runtime.protocol_script(script.read_text(encoding="utf-8")), "utf-8")
+    try:
+        woven = weave.weave(docs, root=docs.parent)
+    except tangle.TangleError as error:
+        woven = None
+        done.warnings.append(f"no woven engine page: {error}")
+    else:
+        (stage / weave.PAGE).write_text(weave.engine_page(woven), encoding="utf-8")
+    data = {"runtime": tarballs is not None}
+    if tarballs is not None:
+        data["start"] = runtime.start_data((docs / learner.PAGE).exists(), runtime.start_key(docs))
+    whole = {}
+    for path in chapters(docs):
+        page = page_markdown(path, docs, woven, data, done.warnings.append)
+        (stage / path.name).write_text(page, encoding="utf-8")
+        whole[path] = page_markdown(path, docs, woven, None, done.warnings.append)
+        if notebooks.has_notebook(path):  # beside its page
+            notebook = notebooks.notebook_text(path, docs)
+            (stage / notebooks.notebook_name(path)).write_text(notebook, encoding="utf-8")
+    if woven is not None:
+        whole[stage / weave.PAGE] = (stage / weave.PAGE).read_text(encoding="utf-8")
+    (stage / WHOLE_BOOK).write_text(whole_book(whole), encoding="utf-8")
+
+
+def _sync(stage: Path, tree: Path) -> None:
+    """``tree`` made the same as ``stage``, its files that already were left untouched."""
+    made = {p.relative_to(stage) for p in stage.rglob("*") if p.is_file()}
+    if tree.exists():
+        for old in [p for p in tree.rglob("*") if p.is_file()]:
+            if old.relative_to(tree) not in made:
+                old.unlink()
+    for name in sorted(made):
+        source, target = stage / name, tree / name
+        if target.exists() and filecmp.cmp(source, target, shallow=False):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
+
+
+if __name__ == "__main__":
+    arguments = [Path(a).absolute() for a in sys.argv[1:3]]
+    made = prepare(*arguments)
+    for line in made.warnings + [runtime.LESSER + reason for reason in made.lesser]:
+        print(f"prepare: {line}", file=sys.stderr)
+    print(f"prepare: wrote {made.tree}")
+    sys.exit(1 if made.warnings else 0)
