@@ -1,17 +1,13 @@
-"""The site pass: the book's docs/ in, a tree of Markdown with inline HTML and the site's
-assets out, which any generator that renders Markdown with Material's theme builds as it is
-(MkDocs 1.6 and ProperDocs through tools/site/hooks.py; Zensical, which runs no hooks).
+"""The site pass: docs/ in, a tree of Markdown with inline HTML and the site's assets out,
+which MkDocs 1.6 and ProperDocs build through tools/site/hooks.py, and Zensical as it is.
+``python3 -m tools.site.prepare [DOCS] [TREE]`` makes one (docs/ into build/docs/).
 
-    python3 tools/site/prepare.py [DOCS] [TREE]      docs/ into build/docs/ (the defaults)
-
-Each page of the tree is its chapter with what the book's site adds: math as MathML,
-figures inline, download links, folds classed, the used-in lines under engine fences, the
-notebook link, the lab and learner mode, and the page data of Run buttons and figure
-controls; beside them the woven engine page (weave.py), the whole book on one page
-(print_page.md, to print or save as PDF), each chapter's notebook, the engine, and what the
-page's Python needs from npm. Links in raw HTML end in .html (mkdocs.yml: no directory URLs).
-Files that come out the same are left as they were, so `mkdocs serve --dirty` rebuilds only
-the pages a save changed.
+A page of the tree is its chapter with math as MathML, figures inline, folds classed, the
+engine offered as a download, used-in lines under engine fences, the notebook link, the lab,
+learner mode, and the data of Run buttons and figure controls; beside the pages: the woven
+engine, the whole book on one page (print_page.md, to print), the notebooks, the engine, and
+what the page's Python needs from npm. Raw HTML links end in .html (no directory URLs).
+A file that comes out the same is left untouched: `serve --dirty` rebuilds what a save changed.
 """
 
 from __future__ import annotations
@@ -24,9 +20,6 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tools import DOCS, ENGINE, ROOT, tangle
 from tools.chapter import Chapter, chapters
@@ -49,6 +42,7 @@ class Prepared:
 
     tree: Path
     warnings: list[str] = field(default_factory=list)  # the build is wrong: --strict fails
+    news: list[str] = field(default_factory=list)  # what was done besides: a re-tangle
     lesser: list[str] = field(default_factory=list)  # what the site goes without, and why
     search_from_disk: bool = True  # the shim named in mkdocs.yml's extra.polyfills is there
 
@@ -58,8 +52,8 @@ def _href(src: str, anchor: str) -> str:
 
 
 def _fetched(fetch, how_to_enable: str, done: Prepared):
-    """What ``fetch`` fetched from npm; None if it cannot be had here. A tarball that is not
-    the one pinned raises RuntimeIntegrityError: the build stops."""
+    """What ``fetch`` fetched from npm, or None (``done`` says why); a tarball that is not
+    the one pinned raises RuntimeIntegrityError."""
     try:
         return fetch()
     except runtime.RuntimeUnavailableError as why:
@@ -189,9 +183,21 @@ def fetch(docs: Path, done: Prepared) -> tuple:
     return tarballs, bundle, shim
 
 
-def prepare(docs: Path = DOCS, tree: Path = ROOT / "build" / "docs") -> Prepared:
-    """Make ``tree`` from ``docs``: the book's site, as Markdown and assets."""
+def tangled(docs: Path, done: Prepared) -> None:
+    """Tangle the chapters into the engine beside ``docs`` if one was saved; a refusal (both
+    sides edited) says what `sync` would do."""
+    try:
+        said = tangle.update(docs, docs.parent / ENGINE, root=docs.parent)
+        done.news += [f"tangle: {said}"] if said.startswith("wrote") else []
+    except tangle.TangleError as error:
+        done.warnings.append(f"tangle: {error}")
+
+
+def prepare(docs: Path = DOCS, tree: Path = ROOT / "build" / "docs", retangle=False) -> Prepared:
+    """Make ``tree`` from ``docs``; ``retangle``: tangle the engine first (``tangled``)."""
     done = Prepared(tree)
+    if retangle:
+        tangled(docs, done)
     tarballs, bundle, shim = fetch(docs, done)
     tree.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{tree.name}-", dir=tree.parent))
@@ -259,9 +265,7 @@ def _sync(stage: Path, tree: Path) -> None:
 
 
 if __name__ == "__main__":
-    arguments = [Path(a).absolute() for a in sys.argv[1:3]]
-    made = prepare(*arguments)
-    for line in made.warnings + [runtime.LESSER + reason for reason in made.lesser]:
+    made = prepare(*(Path(a).absolute() for a in sys.argv[1:3]))
+    for line in made.warnings + made.news + [runtime.LESSER + r for r in made.lesser]:
         print(f"prepare: {line}", file=sys.stderr)
-    print(f"prepare: wrote {made.tree}")
-    sys.exit(1 if made.warnings else 0)
+    sys.exit(f"prepare: {len(made.warnings)} warnings" if made.warnings else 0)
