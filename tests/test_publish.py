@@ -77,7 +77,7 @@ def test_without_npm_the_build_says_last_what_the_site_lacks_and_what_to_install
     shim = runtime.SHIM.files["shim/index.js"]
     config = SimpleNamespace(extra={"polyfills": [shim]})
     made = prepare.Prepared(tmp_path / "tree")
-    assert prepare.fetch(ROOT / "docs", made) == (None, None, None)
+    assert prepare.fetch(ROOT / "docs", made) == [None, None, None]
     with caplog.at_level(logging.INFO, logger=hooks.log.name):
         hooks.said(made, config)  # as on_config says what the site pass made
     assert config.extra["polyfills"] == [] and not made.search_from_disk

@@ -1,10 +1,6 @@
 """The book's site for MkDocs 1.6 and ProperDocs (``hooks:`` in mkdocs.yml): a thin adapter.
-
-The site pass (tools/site/prepare.py) makes docs/ into a tree of Markdown and assets under
-build/, named for where the site goes (builds may run side by side), which the generator
-renders in place of docs/. While serving, docs/ is watched, and each build first tangles a
-saved chapter into the engine. mkdocs imports this file by its path: hence ``sys.path``.
-"""
+The site pass (prepare.py) makes docs/ into a tree under build/, named for where the site
+goes (builds run side by side), which is built in place of docs/; serve watches docs/."""
 
 import hashlib
 import logging
@@ -12,7 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # mkdocs imports it by path
 
 from mkdocs.exceptions import PluginError
 
@@ -23,7 +19,7 @@ _book = {"serving": False, "docs": None, "tree": None}
 
 
 def on_startup(command, dirty):
-    _book["serving"] = command == "serve"
+    _book["serving"] = command == "serve"  # then each build tangles a saved chapter first
 
 
 def on_config(config):
@@ -39,8 +35,7 @@ def on_config(config):
 
 
 def said(made: prepare.Prepared, config) -> None:
-    """The pass's warnings (--strict fails on them) and news in mkdocs's log, and what the
-    site goes without, marked, so that `dev.py build` says it again last (tools/publish.py)."""
+    """Warnings fail --strict; what the site goes without is marked for tools/publish.py."""
     for warning in made.warnings:
         log.warning("%s", warning)
     for line in made.news + [runtime.LESSER + reason for reason in made.lesser]:
@@ -62,8 +57,6 @@ def on_shutdown():
 
 
 def on_template_context(context, template_name, config, **_):
-    # mkdocs gives the 404 page site_url's path as its base (an absolute path, wrong from
-    # disk or in a subfolder): it is at the site's root, so "." finds its assets.
-    if template_name == "404.html":
+    if template_name == "404.html":  # mkdocs gives it site_url's path: "." works from disk
         context["base_url"] = "."
     return context

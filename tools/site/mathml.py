@@ -96,13 +96,10 @@ def _linear(element: Element) -> str:
     return "".join(_linear(kid) for kid in kids)
 
 
-_CODE = re.compile(  # a fence, then an inline code span: math is not looked for in them
-    r"^(?P<fence> *(?P<ticks>`{3,}|~{3,}))[^\n]*\n.*?^ *(?P=ticks)[`~]*[ \t]*$"
-    r"|(?P<tick>`+)(?!`).+?(?<!`)(?P=tick)(?!`)",
-    re.M | re.S,
-)
-_MATH = re.compile(  # $$...$$ on lines of its own, and $...$ as arithmatex finds it
-    r"^\$\$(?P<block>.+?)\$\$[ \t]*$|(?<![\\$])\$(?!\s)(?P<inline>(?:\\.|[^\\$])+?)(?<!\s)\$",
+_MATH = re.compile(  # a fence or a code span (left as they are), $$...$$ on lines of its own,
+    r"^ *(?P<ticks>`{3,}|~{3,})[^\n]*\n.*?^ *(?P=ticks)[`~]*[ \t]*$|(?P<tick>`+)(?!`).+?(?<!`)"
+    r"(?P=tick)(?!`)|^\$\$(?P<block>.+?)\$\$[ \t]*$"  # and $...$ as arithmatex finds it
+    r"|(?<![\\$])\$(?!\s)(?P<inline>(?:\\.|[^\\$])+?)(?<!\s)\$",
     re.M | re.S,
 )
 _INERT = {ord(c): f"&#{ord(c)};" for c in "\\`*_[]$~^"}  # Markdown's marks (not in entities)
@@ -113,10 +110,11 @@ def math_in_markdown(text: str, warn: Callable[[str, Exception], object]) -> str
     ``div.arithmatex`` scrolling sideways on a narrow screen; ``$...$`` inline HTML whose
     text Markdown's marks cannot reach. LaTeX that cannot be converted is left as it was,
     and ``warn(latex, error)`` is called. Search indexes a hidden line of text beside each
-    formula (``search_text``), not the MathML, whose tokens it would run together
-    ("log∑jevj")."""
+    formula (``search_text``), not the MathML, whose tokens it would run together."""
 
     def to_mathml(match: re.Match) -> str:
+        if match["block"] is None and match["inline"] is None:
+            return match[0]  # code
         block = match["block"] is not None
         latex = (match["block"] if block else match["inline"]).strip()
         try:
@@ -130,11 +128,7 @@ def math_in_markdown(text: str, warn: Callable[[str, Exception], object]) -> str
             warn(latex, error)
             return match[0]
 
-    out, at = [], 0
-    for code in _CODE.finditer(text):
-        out += [_MATH.sub(to_mathml, text[at : code.start()]), code[0]]
-        at = code.end()
-    return "".join(out) + _MATH.sub(to_mathml, text[at:])
+    return _MATH.sub(to_mathml, text)
 
 
 def mathml(latex: str, display: str = "inline") -> str:

@@ -1,14 +1,10 @@
-"""The site pass: docs/ in, a tree of Markdown with inline HTML and the site's assets out,
-which MkDocs 1.6 and ProperDocs build through tools/site/hooks.py, and Zensical as it is.
-``python3 -m tools.site.prepare [DOCS] [TREE]`` makes one (docs/ into build/docs/).
-
-A page of the tree is its chapter with math as MathML, figures inline, folds classed, the
-engine offered as a download, used-in lines under engine fences, the notebook link, the lab,
-learner mode, and the data of Run buttons and figure controls; beside the pages: the woven
-engine, the whole book on one page (print_page.md, to print), the notebooks, the engine, and
-what the page's Python needs from npm. Raw HTML links end in .html (no directory URLs).
-A file that comes out the same is left untouched: `serve --dirty` rebuilds what a save changed.
-"""
+"""The site pass: docs/ in, a tree of Markdown with inline HTML and assets out, which MkDocs
+and ProperDocs build through hooks.py, and Zensical as it is (`python -m tools.site.prepare
+[DOCS] [TREE]`). A page is its chapter with math as MathML, figures inline, folds classed,
+the engine as a download, used-in lines, the notebook link, the lab, learner mode, and the
+data of Run buttons and figure controls; beside: the woven engine, the whole book
+(print_page.md), notebooks, the engine, the page's Python from npm. Raw HTML links end in
+.html. A file made the same is left untouched (`serve --dirty`)."""
 
 from __future__ import annotations
 
@@ -33,13 +29,10 @@ from tools.site.marks import label_folds, offer_download
 from tools.site.mathml import math_in_markdown
 
 WHOLE_BOOK = "print_page.md"  # print_page.html: the whole book, printed by tools/publish.py
-WHOLE_TITLE = "The whole book"
 
 
 @dataclass
-class Prepared:
-    """What ``prepare`` made, and what a generator's log should say of it."""
-
+class Prepared:  # what ``prepare`` made, and what a generator's log should say of it
     tree: Path
     warnings: list[str] = field(default_factory=list)  # the build is wrong: --strict fails
     news: list[str] = field(default_factory=list)  # what was done besides: a re-tangle
@@ -49,16 +42,6 @@ class Prepared:
 
 def _href(src: str, anchor: str) -> str:
     return Path(src).with_suffix(".html").name + (f"#{anchor}" if anchor else "")
-
-
-def _fetched(fetch, how_to_enable: str, done: Prepared):
-    """What ``fetch`` fetched from npm, or None (``done`` says why); a tarball that is not
-    the one pinned raises RuntimeIntegrityError."""
-    try:
-        return fetch()
-    except runtime.RuntimeUnavailableError as why:
-        done.lesser.append(how_to_enable.format(why=why, version=runtime.PYODIDE))
-    return None
 
 
 def page_markdown(path: Path, docs: Path, woven, data: dict | None, warn) -> str:
@@ -81,7 +64,11 @@ def page_markdown(path: Path, docs: Path, woven, data: dict | None, warn) -> str
         text = _with_figure_data(text, path, figures, warn)
     if notebooks.has_notebook(path):
         text = re.sub(
-            r"^# .*$", lambda m: f"{m[0]}\n\n{notebooks.link(path)}", text, count=1, flags=re.M
+            r"^# .*$",
+            lambda m: f"{m[0]}\n\n{notebooks.link(path)}",
+            text,
+            count=1,
+            flags=re.M,
         )
     if data["runtime"] and chapter.cells:
         fences = page_data.element(page_data.page_fences(path), id="notebook-fences")
@@ -115,15 +102,14 @@ def _with_figure_data(text: str, path: Path, figures: list[str], warn) -> str:
     """``text`` with the data of its figures' controls: steps, and nudges."""
     try:
         with installed(import_engine(ROOT / ENGINE)):  # the engine as saved, while serving
-            recordings, nudges = recorded(figures), nudged(figures)
+            controls = {
+                (n, "steps"): steps.page_data(n, t, FIGURES[n].key)
+                for n, t in recorded(figures).items()
+            }
+            controls |= {(n, "nudges"): nudge for n, nudge in nudged(figures).items()}
     except Exception as error:
         warn(f"{path.name}: no controls under its figures: {error}")
         return text
-    controls = {
-        (name, "steps"): steps.page_data(name, t, FIGURES[name].key)
-        for name, t in recordings.items()
-    }
-    controls |= {(name, "nudges"): nudge for name, nudge in nudges.items()}
     for (name, kind), data in controls.items():
         placed = with_data(text, name, kind, data)
         if placed is None:
@@ -133,7 +119,8 @@ def _with_figure_data(text: str, path: Path, figures: list[str], warn) -> str:
 
 
 _LINK = re.compile(
-    r"(\]\(|^\[[^\]\n]+\]: *)(?P<page>[\w.-]+\.md)?(?:#(?P<anchor>[\w-]+))?(?=[) ]|$)", re.M
+    r"(\]\(|^\[[^\]\n]+\]: *)(?P<page>[\w.-]+\.md)?(?:#(?P<anchor>[\w-]+))?(?=[) ]|$)",
+    re.M,
 )
 
 
@@ -141,7 +128,7 @@ def whole_book(pages: dict[Path, str]) -> str:
     """The pages (their path and Markdown as the whole book holds it), in order, on one
     page: each in a section named by its file, its headings' ids made unique over the
     whole, and every link to a page of the book made a link to its place in the whole."""
-    out = [f"---\ntitle: {WHOLE_TITLE}\nsearch:\n  exclude: true\n---\n"]
+    out = ["---\ntitle: The whole book\nsearch:\n  exclude: true\n---\n"]
     out += [
         f'<section class="print-page" id="{p.stem}" markdown="1">\n\n{t}\n\n</section>\n'
         for p, t in pages.items()
@@ -153,20 +140,28 @@ def whole_book(pages: dict[Path, str]) -> str:
         anchors |= {(path.name, h.anchor): next(whole).anchor for h in own}
         anchors[path.name, ""] = anchors[path.name, own[0].anchor] if own else ""
 
-    def to(section: str):
-        def link(match: re.Match) -> str:
-            key = (match["page"] or section, match["anchor"] or "")
-            return f"{match[1]}#{anchors[key]}" if key in anchors else match[0]
+    def to(match: re.Match, page: str) -> str:
+        key = (match["page"] or page, match["anchor"] or "")
+        return f"{match[1]}#{anchors[key]}" if key in anchors else match[0]
 
-        return link
-
-    return out[0] + "\n".join(_LINK.sub(to(p.name), part) for p, part in zip(pages, out[1:]))
+    parts = (_LINK.sub(lambda m, p=p: to(m, p.name), part) for p, part in zip(pages, out[1:]))
+    return out[0] + "\n".join(parts)
 
 
-def fetch(docs: Path, done: Prepared) -> tuple:
+def fetch(docs: Path, done: Prepared) -> list:
     """What the site needs from npm (the runtimes' tarballs, the editor's bundle, the
-    search shim's tarball), each None if it cannot be had here, ``done`` saying why."""
-    tarballs = _fetched(runtime.runtime_tarballs, runtime.HOW_TO_ENABLE, done)
+    search shim's tarball), each None if it cannot be had here, ``done`` saying why; a
+    tarball that is not the one pinned raises RuntimeIntegrityError."""
+    got = []
+    for packages, how_to_enable in (
+        (runtime.PACKAGES, runtime.HOW_TO_ENABLE),
+        ((runtime.SHIM,), runtime.SEARCH_FROM_DISK),
+    ):
+        try:
+            got.append(runtime.runtime_tarballs(packages))
+        except runtime.RuntimeUnavailableError as why:
+            got.append(done.lesser.append(how_to_enable.format(why=why, version=runtime.PYODIDE)))
+    tarballs, shim = got
     if tarballs is not None and not (docs / runtime.WORKER_JS).exists():
         tarballs = None  # a book without the page's scripts: nothing to run them
         done.lesser.append(f"no Run buttons: this book has no {runtime.WORKER_JS} in its docs")
@@ -177,10 +172,8 @@ def fetch(docs: Path, done: Prepared) -> tuple:
         except editor.EditorUnavailableError as why:
             tarballs = None  # no Run buttons without an editor for their code
             done.lesser.append(editor.HOW_TO_ENABLE.format(why=why, version=editor.CODEMIRROR))
-    get_shim = lambda: runtime.runtime_tarballs((runtime.SHIM,))  # noqa: E731
-    shim = _fetched(get_shim, runtime.SEARCH_FROM_DISK, done)
     done.search_from_disk = shim is not None
-    return tarballs, bundle, shim
+    return [tarballs, bundle, shim]
 
 
 def tangled(docs: Path, done: Prepared) -> None:
@@ -221,10 +214,8 @@ def prepare(docs: Path = DOCS, tree: Path = ROOT / "build" / "docs", retangle=Fa
 
 def _generated(docs: Path, stage: Path, tarballs, done: Prepared) -> None:
     """The pages, the engine, the filled-in protocol.js and the notebooks, into ``stage``."""
-    if (ROOT / ENGINE).exists():
-        shutil.copyfile(ROOT / ENGINE, stage / ENGINE)
-    if (stage / runtime.PROTOCOL_JS).exists():  # the messages filled in
-        script = stage / runtime.PROTOCOL_JS
+    shutil.copyfile(ROOT / ENGINE, stage / ENGINE)
+    if (script := stage / runtime.PROTOCOL_JS).exists():  # the messages filled in
         script.write_text(runtime.protocol_script(script.read_text(encoding="utf-8")), "utf-8")
     try:
         woven = weave.weave(docs, root=docs.parent)
@@ -252,16 +243,12 @@ def _generated(docs: Path, stage: Path, tarballs, done: Prepared) -> None:
 def _sync(stage: Path, tree: Path) -> None:
     """``tree`` made the same as ``stage``, its files that already were left untouched."""
     made = {p.relative_to(stage) for p in stage.rglob("*") if p.is_file()}
-    if tree.exists():
-        for old in [p for p in tree.rglob("*") if p.is_file()]:
-            if old.relative_to(tree) not in made:
-                old.unlink()
+    for old in [p for p in tree.rglob("*") if p.is_file() and p.relative_to(tree) not in made]:
+        old.unlink()
     for name in sorted(made):
-        source, target = stage / name, tree / name
-        if target.exists() and filecmp.cmp(source, target, shallow=False):
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(source, target)
+        if not (tree / name).exists() or not filecmp.cmp(stage / name, tree / name, False):
+            (tree / name).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(stage / name, tree / name)
 
 
 if __name__ == "__main__":
