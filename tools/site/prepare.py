@@ -128,7 +128,7 @@ def whole_book(pages: dict[Path, str]) -> str:
     """The pages (their path and Markdown as the whole book holds it), in order, on one
     page: each in a section named by its file, its headings' ids made unique over the
     whole, and every link to a page of the book made a link to its place in the whole."""
-    out = ["---\ntitle: The whole book\nsearch:\n  exclude: true\n---\n"]
+    out = ["---\ntitle: The whole book\nhide: [navigation, toc]\nsearch: {exclude: true}\n---\n"]
     out += [
         f'<section class="print-page" id="{p.stem}" markdown="1">\n\n{t}\n\n</section>\n'
         for p, t in pages.items()
