@@ -102,7 +102,7 @@ _MATH = re.compile(  # a fence or a code span (left as they are), $$...$$ on lin
     r"|(?<![\\$])\$(?!\s)(?P<inline>(?:\\.|[^\\$])+?)(?<!\s)\$",
     re.M | re.S,
 )
-_INERT = {ord(c): f"&#{ord(c)};" for c in "\\`*_[]$~^"}  # Markdown's marks (not in entities)
+_INERT = {ord(c): f"&#{ord(c)};" for c in "\\`*_[]$~^|"}  # Markdown marks, a table cell end
 
 
 def math_in_markdown(text: str, warn: Callable[[str, Exception], object]) -> str:
