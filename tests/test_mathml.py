@@ -185,7 +185,7 @@ def test_math_slips_are_found_in_raw_latex2mathml_output(latex, slip):
 
 
 def test_search_reads_math_as_a_line_of_text_with_scripts_and_no_tex():
-    from tools.site.mathml import math_in_html, search_text
+    from tools.site.mathml import math_in_markdown, search_text
 
     said = search_text(r"\log \sum_j e^{v_j - m} - (v_t - m)")
     minus = "\u2212"
@@ -194,7 +194,20 @@ def test_search_reads_math_as_a_line_of_text_with_scripts_and_no_tex():
     )
     assert said == expected, said
     assert search_text(r"\frac{\partial L}{\partial x} = 2 \cdot 15") == "(∂L)/(∂x) = 2 · 15"
-    page = math_in_html('<div class="arithmatex">\\[\\sqrt{a^2}\\]</div>', print)
-    shown, hidden = page.split("</div>")
+    page = math_in_markdown("$$\n\\sqrt{a^2}\n$$", print)
+    shown, hidden = page.split("</div>\n\n")
     assert "data-search-exclude" in shown and "<math" in shown, page
     assert hidden == '<p class="math-search" hidden="">√(a<sup>2</sup>)</p>', hidden
+
+
+def test_math_in_a_chapter_becomes_mathml_that_markdown_leaves_alone():
+    """The site pass writes MathML into the chapter's Markdown: no mark inside it (a star, an
+    underscore, a bracket, a table's bar) may become emphasis, a link or a cell; code stays."""
+    import markdown
+
+    from tools.site.mathml import math_in_markdown
+
+    text = "| a | b |\n|---|---|\n| $|x| * y_1$ | `$x$` |\n\nSo $a_1 * b_1$, $[c](d)$.\n"
+    html = markdown.markdown(math_in_markdown(text, pytest.fail), extensions=["tables"])
+    assert html.count("<td>") == 2 and html.count("<math") == 3, html
+    assert "<em>" not in html and "<a " not in html and "<code>$x$</code>" in html, html

@@ -321,7 +321,7 @@ LAB_SHOWN = """() => {
 
 def test_the_lab_shows_each_frame_and_refusal_that_python_answers(browser, served):
     folder, url = served
-    more = lab_html(f"<p>{PLACEHOLDER}: the fixture.</p>", "", ".")[0]
+    more = lab_html(f"{PLACEHOLDER}: the fixture.", "", ".")[0]
     session = Session(folder / "lab", {}, LAB_PAGE, more)
     shutil.copytree(ASSETS / "lab", folder / "lab" / "lab")
     engine, book = book_engine(), {**lab.BOOK}
@@ -381,7 +381,7 @@ def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
     folder, url = served
     href = lambda name, anchor: f"{name[:-3]}.html" + (f"#{anchor}" if anchor else "")  # noqa: E731
     data = learner_data(DOCS, href)
-    more = learner_html(f"<p>{LEARNER_HERE}: the fixture.</p>", data, ".")[0]
+    more = learner_html(f"{LEARNER_HERE}: the fixture.", data, ".")[0]
     session = Session(folder / "learner", {}, LEARNER_PAGE, more)
     shutil.copytree(ASSETS / "learner", folder / "learner" / "learner")
     engine = data["skeleton"]

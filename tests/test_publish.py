@@ -67,19 +67,20 @@ def test_without_npm_the_build_says_last_what_the_site_lacks_and_what_to_install
     from types import SimpleNamespace
 
     from tools import publish
-    from tools.site import hooks, runtime
+    from tools.site import hooks, prepare, runtime
 
     monkeypatch.setenv("MICROGRAD_CACHE", str(tmp_path))  # no runtime fetched before
     real_which = runtime.shutil.which
     monkeypatch.setattr(
         runtime.shutil, "which", lambda name, *a, **k: None if name == "npm" else real_which(name)
     )
-    monkeypatch.setattr(hooks, "_build", dict(hooks._build))
     shim = runtime.SHIM.files["shim/index.js"]
     config = SimpleNamespace(extra={"polyfills": [shim]})
+    made = prepare.Prepared(tmp_path / "tree")
+    assert prepare.fetch(ROOT / "docs", made) == [None, None, None]
     with caplog.at_level(logging.INFO, logger=hooks.log.name):
-        hooks.on_config(config)
-    assert config.extra["polyfills"] == [] and hooks._build["runtime"] is None
+        hooks.said(made, config)  # as on_config says what the site pass made
+    assert config.extra["polyfills"] == [] and not made.search_from_disk
     log = "".join(  # as mkdocs prints its log
         f"{record.levelname:<8}-  {record.getMessage()}\n" for record in caplog.records
     )

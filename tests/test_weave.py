@@ -7,7 +7,7 @@ import pytest
 
 from tools import ROOT
 from tools.chapter import Chapter
-from tools.site.weave import PAGE, add_used_in, chapter_uses, engine_page, weave
+from tools.site.weave import PAGE, chapter_uses, engine_page, weave
 
 THING = """# 1. Things
 
@@ -172,37 +172,25 @@ def test_index_has_a_row_per_name_with_definition_line_and_users(docs):
     )
 
 
-def test_used_in_lines_go_under_the_engine_blocks_only(docs):
-    woven = weave(docs, root=docs.parent)
-    engine_block = (
-        '<div class="language-python highlight"><span class="filename">micrograd.py</span>'
-        "<pre><span></span><code>x</code></pre></div>"
-    )
-    other_block = '<div class="language-python highlight"><pre><code>y</code></pre></div>'
-    html = f"<p>a</p>{engine_block}{other_block}<p>b</p>{engine_block}<p>c</p>"
+def test_used_in_lines_go_under_the_engine_fences_only(docs):
+    from tools.site.prepare import _with_used_in
 
-    def href(page, anchor):
-        return f"/{page}#{anchor}"
-
-    chapter = docs / "01-things.md"
-    out, found = add_used_in(html, woven, chapter, href)
-    assert found == 2
-    parts = out.split('<p class="used-in">')
-    assert len(parts) == 3 and parts[1].startswith("Defines <code>LIMIT</code>")
-    assert parts[0].endswith(engine_block) and parts[1].split("</p>", 1)[1] == other_block + (
-        "<p>b</p>" + engine_block
-    )
-    assert (
-        'used later in chapters <a href="/02-using.md#" title="2. Using things">2</a>' in (parts[1])
-    )
-    assert '<a href="/engine.md#the-chapters-opening">in the whole engine</a>' in parts[1]
-    assert "used later in chapters" in parts[2] and "#arithmetic" in parts[2]
+    woven, chapter = weave(docs, root=docs.parent), docs / "01-things.md"
+    out = _with_used_in(THING, Chapter.read(chapter), woven, pytest.fail).split("\n")
+    used = [n for n, line in enumerate(out) if line.startswith('<p class="used-in">')]
+    closing = [n for n, line in enumerate(THING.split("\n")) if line == "```"]
+    assert len(used) == 2 and [out[n - 2] for n in used] == ["```", "```"]
+    assert used == [closing[0] + 2, closing[1] + 4], "each line right under its engine fence"
+    first, second = (out[n] for n in used)
+    assert first.startswith('<p class="used-in">Defines <code>LIMIT</code>'), first
+    assert 'used later in chapters <a href="02-using.html" title="2. Using things">2</a>' in first
+    assert '<a href="engine.html#the-chapters-opening">in the whole engine</a>' in first
+    assert "used later in chapters" in second and "#arithmetic" in second
     # an output block stays right under its fence, as the site's Run buttons expect
-    output = '<div class="language-output highlight"><pre><code>4</code></pre></div>'
-    out, _ = add_used_in(html.replace(other_block, output), woven, chapter, href)
-    assert f'{engine_block}{output}<p class="used-in">' in out
-    # a count that does not match the chapter's engine chunks changes nothing
-    assert add_used_in(html + engine_block, woven, chapter, href) == (html + engine_block, 3)
+    shown = THING.replace("```\n\n## Arithmetic", "```\n\n```output\n4\n```\n\n## Arithmetic")
+    chapter.write_text(shown, encoding="utf-8")
+    out = _with_used_in(shown, Chapter.read(chapter), weave(docs, root=docs.parent), pytest.fail)
+    assert '```output\n4\n```\n\n<p class="used-in">Defines <code>LIMIT' in out
 
 
 def test_the_real_engine_defines_its_public_api_where_the_index_says():

@@ -12,8 +12,8 @@
     python3 tools/dev.py skeleton|learn ...    learner mode: see tools/learner.py
     python3 tools/dev.py --help                this text
 
-serve: a save rebuilds only the pages it changed, in about 2 s (`mkdocs serve --dirty`), and
-the whole-book print page then holds only those until serve restarts; `serve --full` rebuilds
+serve: a save rebuilds only the pages it changed (the site pass, tools/site/prepare.py, remakes
+them, the whole-book page among them, and `mkdocs serve --dirty` renders those); `--full` rebuilds
 the whole site on every save (about 9 s), as `serve --strict` does. Ctrl-C stops it and frees
 its port, and so does SIGINT or SIGTERM sent to dev.py alone.
 
@@ -213,10 +213,10 @@ def port_is_free(host: str, port: int) -> bool:
     return True
 
 
-# Rebuild only what a save changed: a chapter then shows in about 2 s instead of about 9 s
-# (most of a full build is the whole-book print page). What it leaves behind: the print page
-# holds only the pages rebuilt since serve started, search finds the engine page once more
-# after each save, and other pages keep their navigation and used-in lines until rebuilt.
+# Rebuild only what a save changed: mkdocs renders only the pages of the site pass's tree
+# whose Markdown it remade (the chapter, the whole-book page, any chapter whose used-in lines
+# changed). What it leaves behind: search finds the engine page once more after each save,
+# and other pages keep their navigation (a title changed) until rebuilt.
 # mkdocs warns of that, an error under --strict: --strict and dev.py's --full rebuild all.
 QUICK = "--dirty"
 FULL = "--full"  # dev.py's, not mkdocs's: taken off the command line

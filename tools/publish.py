@@ -6,7 +6,7 @@
     python3 tools/dev.py pdf                the site, then site/the-literate-micrograd.pdf
 
 The site is built as the tests build it (``mkdocs build --strict``). The PDF is the site's
-whole-book page (print_page.html, from the print-site plugin) printed by headless Chromium
+whole-book page (print_page.html, from tools/site/prepare.py) printed by headless Chromium
 from disk: MathML, the math font and the figures as on screen, an outline of the chapters
 and their sections (``--generate-pdf-document-outline``), no browser header or footer, and
 the print styles of docs/stylesheets/print.css (no Run bars or step controls, headings kept

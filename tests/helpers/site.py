@@ -20,7 +20,7 @@ from tools.site.weave import PAGE
 PAGES = chapters(ROOT / "docs")  # index.md first, then the chapters in reading order
 ENGINE_PAGE = Path(PAGE)  # generated while the site builds: the woven engine, last
 SITE_PAGES = [*PAGES, ENGINE_PAGE]
-PRINT_PAGE = Path("print_page.html")  # the whole book on one page (mkdocs-print-site-plugin)
+PRINT_PAGE = Path("print_page.html")  # the whole book on one page (tools/site/prepare.py)
 
 
 def url_path(page: Path) -> str:

@@ -394,21 +394,6 @@ def test_links_work_from_disk(built_site, page):
     )
 
 
-def test_print_page_holds_every_chapter_in_order_with_its_math(built_site):
-    html = (built_site / PRINT_PAGE).read_text(encoding="utf-8")
-    sections = re.findall(r'<section class="print-page" id="([^"]+)"', html)
-    assert sections == [page.stem for page in SITE_PAGES], (
-        f"{PRINT_PAGE} should hold every page of docs/ in reading order, then the woven "
-        f"engine; it holds {sections}"
-    )
-    chapters_math = sum(len(rendered(built_site, page).math) for page in PAGES)
-    printed_math = len(RenderedPage(html, f"/{PRINT_PAGE}").math)
-    assert printed_math == chapters_math, (
-        f"{PRINT_PAGE} has {printed_math} <math> elements, the pages {chapters_math}: the print "
-        "plugin copied pages before tools/site/hooks.py turned their LaTeX into MathML?"
-    )
-
-
 def test_print_styles_keep_code_indentation_and_hide_buttons(built_site):
     print_rules = []
     for css_file in _stylesheets(built_site, PRINT_PAGE):
@@ -437,7 +422,7 @@ def test_print_styles_keep_code_indentation_and_hide_buttons(built_site):
     )
 
 
-def test_each_stepped_figure_carries_its_recorded_steps_and_the_print_page_none(built_site):
+def test_each_stepped_figure_carries_its_recorded_steps(built_site):  # whole book: test_prepare
     from tools.figures.from_chapters import FIGURES, recorded
     from tools.page.steps import page_data
 
@@ -452,8 +437,6 @@ def test_each_stepped_figure_carries_its_recorded_steps_and_the_print_page_none(
             f"{page.name}: {name}'s steps are stale"
         )
         assert html.index(f'id="{name}-graph0"') < html.index(f'data-steps="{name}"')
-    printed = (built_site / PRINT_PAGE).read_text(encoding="utf-8")
-    assert "data-steps=" not in printed, f"{PRINT_PAGE} shows the figures as drawn, unstepped"
 
 
 # --- The woven engine: micrograd.py whole, an index, used-in lines ----------------------

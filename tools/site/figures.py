@@ -15,7 +15,7 @@ from tools.figures.from_chapters import NARROW, STANDALONE_STYLE
 from tools.site import page_data
 
 _WIDTH = re.compile(r'<svg [^>]*?\bwidth="(?P<width>[\d.]+(?:pt|px)?)"')
-_IMG = re.compile(r'<img alt="(?P<alt>[^"]*)" src="(?P<src>(?:\.\./)*figures/[\w-]+\.svg)" />')
+_IMG = re.compile(r"^!\[(?P<alt>[^\]]*)\]\((?P<src>(?:\.\./)*figures/[\w-]+\.svg)\)$", re.M)
 
 
 def inline(svg_file: str, alt: str, name: str) -> str:
@@ -31,11 +31,12 @@ def inline(svg_file: str, alt: str, name: str) -> str:
     return svg.replace("<svg ", f"<svg {attributes} ", 1)
 
 
-def inline_figures(html_text: str, docs: Path) -> str:
-    """``html_text`` with each <img> of a figure in ``docs``/figures replaced by its SVG."""
+def inline_figures(markdown: str, docs: Path) -> str:
+    """``markdown`` (a chapter) with each image of a figure in ``docs``/figures, a line of
+    its own, replaced by a paragraph of its SVG (raw HTML: markdown="0" inside a fold)."""
 
     def to_svg(match: re.Match) -> str:
-        file, alt = docs / "figures" / Path(match["src"]).name, html.unescape(match["alt"])
+        file, alt = docs / "figures" / Path(match["src"]).name, match["alt"]
         svg = inline(file.read_text(encoding="utf-8"), alt, file.stem)
         narrow = file.with_suffix(NARROW + ".svg")
         if narrow.exists():
@@ -43,9 +44,9 @@ def inline_figures(html_text: str, docs: Path) -> str:
             phone = phone.replace('data-figure="', 'data-narrow="', 1)
             phone = phone.replace('class="picture"', 'class="picture-narrow"', 1)
             svg += re.sub(r'(?<![\w-])id="', 'data-id="', phone)
-        return svg
+        return f'<p markdown="0">{svg}</p>'
 
-    return _IMG.sub(to_svg, html_text)
+    return _IMG.sub(to_svg, markdown)
 
 
 def with_data(html_text: str, name: str, kind: str, data: dict) -> str | None:

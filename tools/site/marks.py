@@ -17,25 +17,26 @@ KINDS = {  # the first word of a summary -> the kind of fold
     "Figure": "steps",
 }
 
-_FOLD = re.compile(r"<details>(\s*<summary>)(?P<word>\w+)")
+_FOLD = re.compile(r'<details(?P<md> markdown="1")?>(\s*<summary>)(?P<word>\w+)')
 
 
 def label_folds(html_text: str) -> str:
-    """``html_text`` with each <details> classed by the first word of its summary."""
+    """``html_text`` (a chapter, or its HTML) with each <details> classed by the first word
+    of its summary."""
 
     def label(match: re.Match) -> str:
         kind = KINDS.get(match["word"])
         if kind is None:
             return match[0]
-        return f'<details class="fold-{kind}">{match[1]}{match["word"]}'
+        return f'<details class="fold-{kind}"{match["md"] or ""}>{match[2]}{match["word"]}'
 
     return _FOLD.sub(label, html_text)
 
 
-_ENGINE_LINK = re.compile(rf'<a href="((?:\.\./)*{re.escape(ENGINE)})"')
+_ENGINE_LINK = re.compile(rf"\[(?P<text>[^\]\n]*)\]\((?:\.\./)*{re.escape(ENGINE)}\)")
 
 
-def offer_download(html_text: str) -> str:
-    """``html_text`` with each link to the site's copy of the engine marked ``download``,
-    so a click saves micrograd.py instead of showing it."""
-    return _ENGINE_LINK.sub(r'<a download href="\1"', html_text)
+def offer_download(markdown: str) -> str:
+    """``markdown`` (a chapter) with each link to the engine made a link to the site's copy
+    marked ``download``, so a click saves micrograd.py instead of showing it."""
+    return _ENGINE_LINK.sub(rf'<a download href="{ENGINE}">\g<text></a>', markdown)

@@ -81,9 +81,10 @@ def subset(font: bytes, chars: set[str]) -> bytes:
 
 
 def install_font(site: Path, docs: Path) -> None:
-    """Serve, in place of the whole math font in ``docs``, the subset the site's pages need."""
+    """Serve, in place of the whole math font in ``docs``, the subset the pages need (the
+    site pass's tree: Markdown whose math is MathML)."""
     if not (docs / FONT).exists():
         return
-    pages = sorted(site.rglob("*.html"))
+    pages = sorted(site.rglob("*.md"))
     chars = set().union(*(characters(p.read_text(encoding="utf-8")) for p in pages))
     (site / FONT).write_bytes(subset((docs / FONT).read_bytes(), chars))

@@ -96,34 +96,39 @@ def _linear(element: Element) -> str:
     return "".join(_linear(kid) for kid in kids)
 
 
-_MATH_IN_HTML = re.compile(  # what pymdownx.arithmatex (generic mode) makes of $...$ and $$...$$
-    r'<span class="arithmatex">\\\((?P<inline>.*?)\\\)</span>'
-    r'|<div class="arithmatex">\\\[(?P<block>.*?)\\\]</div>',
-    re.DOTALL,
+_MATH = re.compile(  # a fence or a code span (left as they are), $$...$$ on lines of its own,
+    r"^ *(?P<ticks>`{3,}|~{3,})[^\n]*\n.*?^ *(?P=ticks)[`~]*[ \t]*$|(?P<tick>`+)(?!`).+?(?<!`)"
+    r"(?P=tick)(?!`)|^\$\$(?P<block>.+?)\$\$[ \t]*$"  # and $...$ as arithmatex finds it
+    r"|(?<![\\$])\$(?!\s)(?P<inline>(?:\\.|[^\\$])+?)(?<!\s)\$",
+    re.M | re.S,
 )
+_INERT = {ord(c): f"&#{ord(c)};" for c in "\\`*_[]$~^|"}  # Markdown marks, a table cell end
 
 
-def math_in_html(html_text: str, warn: Callable[[str, Exception], object]) -> str:
-    """``html_text`` with arithmatex's marked math as MathML. Display math stays in its
-    ``div.arithmatex``, which scrolls sideways on a narrow screen. LaTeX that cannot be
-    converted is left as it was, and ``warn(latex, error)`` is called. Search indexes a
-    hidden line of text beside each formula (``search_text``), not the MathML, whose
-    tokens it would run together ("log∑jevj")."""
+def math_in_markdown(text: str, warn: Callable[[str, Exception], object]) -> str:
+    """``text`` (a chapter) with its math as MathML: ``$$...$$`` a block of HTML, its
+    ``div.arithmatex`` scrolling sideways on a narrow screen; ``$...$`` inline HTML whose
+    text Markdown's marks cannot reach. LaTeX that cannot be converted is left as it was,
+    and ``warn(latex, error)`` is called. Search indexes a hidden line of text beside each
+    formula (``search_text``), not the MathML, whose tokens it would run together."""
 
     def to_mathml(match: re.Match) -> str:
+        if match["block"] is None and match["inline"] is None:
+            return match[0]  # code
         block = match["block"] is not None
-        latex = html.unescape(match["block"] if block else match["inline"]).strip()
+        latex = (match["block"] if block else match["inline"]).strip()
         try:
             if block:
                 shown = f'<div class="arithmatex" {EXCLUDED}>{mathml(latex, display="block")}</div>'
-                return shown + f'<p class="math-search" hidden="">{search_text(latex)}</p>'
+                return f'{shown}\n\n<p class="math-search" hidden="">{search_text(latex)}</p>'
             shown = f"<span {EXCLUDED}>{mathml(latex, display='inline')}</span>"
-            return shown + f'<span class="math-search" hidden="">{search_text(latex)}</span>'
+            shown += f'<span class="math-search" hidden="">{search_text(latex)}</span>'
+            return re.sub(r">([^<]+)<", lambda m: f">{m[1].translate(_INERT)}<", shown)
         except Exception as error:
             warn(latex, error)
             return match[0]
 
-    return _MATH_IN_HTML.sub(to_mathml, html_text)
+    return _MATH.sub(to_mathml, text)
 
 
 def mathml(latex: str, display: str = "inline") -> str:

@@ -271,11 +271,10 @@ def notebook_text(path: Path, docs: Path | None = None) -> str:
     return nbformat.writes(chapter_notebook(path, docs)) + "\n"
 
 
-def with_link(html: str, chapter: Path) -> str:
-    """The chapter's page (``html``) with a link to its notebook under its title."""
-    link = (
+def link(chapter: Path) -> str:
+    """The link to the chapter's notebook, under its title."""
+    return (
         f'<p class="chapter-notebook"><a download href="{notebook_name(chapter)}">'
         "This chapter as a Jupyter notebook</a>: the engine as of this chapter travels "
         "inside it, so it runs in Jupyter, VS Code or Colab with nothing but Python.</p>"
     )
-    return html.replace("</h1>", "</h1>\n" + link, 1)

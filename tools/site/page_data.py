@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import markdown
+
 from tools import relative
 from tools.chapter import Chapter
 from tools.notebook import cells_of, engine_before, needs
@@ -34,13 +36,15 @@ def element(data, **attributes: str) -> str:
 
 
 def replace_paragraph(content: str, opening: str, make: Callable[[str], str]) -> tuple[str, bool]:
-    """``content`` (a page's HTML) with its paragraph that starts with ``opening`` (a
-    chapter's placeholder) replaced by ``make(that paragraph)``, and whether it had one."""
-    start = content.find(f"<p>{opening}")
-    if start < 0:
+    """``content`` (a chapter) with its paragraph that starts with ``opening`` (a
+    placeholder) replaced by ``make(that paragraph as HTML)``, and whether it had one."""
+    found = re.search(rf"^{re.escape(opening)}.*?(?=\n\s*\n|\Z)", content, re.M | re.S)
+    if found is None:
         return content, False
-    end = content.index("</p>", start) + len("</p>")
-    return content[:start] + make(content[start:end]) + content[end:], True
+    paragraph = re.sub(r'(href="[\w.-]+)\.md\b', r"\1.html", markdown.markdown(found[0]))
+    made = make(paragraph)  # one block of HTML: the styles and script it ends with inside it
+    made = re.sub(r"(</\w+>)((?:<link [^>]*>|<script [^>]*></script>)+)$", r"\2\1", made)
+    return content[: found.start()] + made + content[found.end() :], True
 
 
 def read(page: str, marker: str) -> list:

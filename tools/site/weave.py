@@ -1,15 +1,14 @@
 """The engine, woven: micrograd.py shown whole, each chunk linked to the book, and who uses what.
 
-Plain functions over tools/tangle.py and tools/chapter.py, called by the site's hooks:
+Plain functions over tools/tangle.py and tools/chapter.py, called by the site pass (prepare.py):
 ``weave`` finds the engine's names and the chapters that use each, ``engine_page`` is the
-page that shows the engine, ``add_used_in`` the line under each engine fence of a chapter.
+page that shows the engine, ``used_in_html`` the line under each engine fence of a chapter.
 """
 
 from __future__ import annotations
 
 import ast
 import html as html_text
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,12 +32,6 @@ OPERATORS = {  # operator method -> the syntax that calls it
     "__pow__": ast.Pow,
     "__neg__": ast.USub,
 }
-_ENGINE_BLOCK = re.compile(  # an engine fence as rendered: highlighted, titled micrograd.py,
-    r'<div class="language-python highlight"><span class="filename">'  # with the ```output
-    + re.escape(ENGINE)  # block that follows it, if any (the site keeps the two together)
-    + r'</span>.*?</div>(\s*<div class="language-output highlight">.*?</div>)?',
-    re.DOTALL,
-)
 
 
 @dataclass(frozen=True)
@@ -253,22 +246,3 @@ def used_in_html(woven: Woven, chunk: int, href: Callable[[str, str], str], anch
         f'see it <a href="{html_text.escape(href(PAGE, anchor))}">in the whole engine</a>',
     ]
     return f'<p class="used-in">{"; ".join(said)}.</p>'
-
-
-def add_used_in(html: str, woven: Woven, chapter: Path, href) -> tuple[str, int]:
-    """``html`` of ``chapter`` with a used-in line after each engine fence; and how many.
-
-    The n-th rendered engine block is the chapter's n-th engine chunk; the line goes below
-    its output block if it has one. If the counts differ, ``html`` comes back unchanged
-    with the number of blocks found.
-    """
-    chunks = [i for i, c in enumerate(woven.tangled.chunks) if c.fence.path == chapter]
-    blocks = list(_ENGINE_BLOCK.finditer(html))
-    if len(blocks) != len(chunks):
-        return html, len(blocks)
-    anchors = chunk_anchors(woven) if chunks else []
-    out, at = [], 0
-    for block, chunk in zip(blocks, chunks):
-        out += [html[at : block.end()], used_in_html(woven, chunk, href, anchors[chunk])]
-        at = block.end()
-    return "".join(out) + html[at:], len(blocks)

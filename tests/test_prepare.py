@@ -1,0 +1,71 @@
+"""The whole book on one page, as the site pass makes it (tools/site/prepare.py), read from
+its Markdown: no generator started, so it runs in `check`. The site tier prints it to PDF
+(tests/site/test_whole_book.py) and renders it (tests/site/test_site.py)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.helpers.site import PAGES, SITE_PAGES
+from tools import DOCS
+from tools.chapter import Chapter
+from tools.figures.from_chapters import FIGURES
+from tools.site import lab, learner
+from tools.site.prepare import WHOLE_BOOK, page_markdown, whole_book
+from tools.site.weave import PAGE, engine_page, weave
+
+
+@pytest.fixture(scope="module")
+def book() -> tuple[dict, str]:
+    """Each page as the whole book holds it, and the whole book."""
+    woven = weave(DOCS)
+    pages = {path: page_markdown(path, DOCS, woven, None, pytest.fail) for path in PAGES}
+    pages[DOCS / PAGE] = engine_page(woven)
+    return pages, whole_book(pages)
+
+
+def test_the_whole_book_holds_every_page_in_order_each_heading_once(book):
+    pages, whole = book
+    sections = re.findall(r'<section class="print-page" id="([^"]+)" markdown="1">', whole)
+    assert sections == [page.stem for page in SITE_PAGES], sections
+    headings = Chapter.read(DOCS / WHOLE_BOOK, whole.split("---\n", 2)[2]).headings
+    own = [
+        (h.level, h.text) for page, text in pages.items() for h in Chapter.read(page, text).headings
+    ]
+    assert [(h.level, h.text) for h in headings] == own, "the PDF's outline: a heading each"
+    titles = [h.text for h in headings if h.level == 1]
+    assert titles == [Chapter.read(page, text).title for page, text in pages.items()], titles
+    anchors = [h.anchor for h in headings]
+    assert len(set(anchors)) == len(anchors), "the headings' ids are unique over the book"
+
+
+def test_every_link_within_the_book_goes_to_the_whole_books_own_anchor(book):
+    _, whole = book
+    anchors = {
+        h.anchor for h in Chapter.read(DOCS / WHOLE_BOOK, whole.split("---\n", 2)[2]).headings
+    }
+    inner = re.findall(r"\]\(#([\w-]+)\)|^\[[^\]]+\]: *#([\w-]+)", whole, re.M)
+    assert len(inner) > 50, f"only {len(inner)} links within the book"
+    missing = sorted({a or b for a, b in inner} - anchors)
+    assert not missing, f"links within the whole book to no heading of it: {missing}"
+    to_pages = re.findall(r"\]\(([\w.-]+\.md[^)]*)\)", whole)
+    assert not to_pages, f"links out of the whole book to its own pages: {to_pages}"
+
+
+def test_the_whole_book_has_the_math_and_figures_and_no_controls(book):
+    pages, whole = book
+    assert whole.count("<math") == sum(text.count("<math") for text in pages.values()) > 1000
+    assert "$$" not in re.sub(r"```.*?```|`[^`]*`", "", whole, flags=re.S), "LaTeX left"
+    drawn = {
+        n
+        for n, figure in FIGURES.items()
+        if f"figures/{n}.svg" in "".join(page.read_text(encoding="utf-8") for page in PAGES)
+    }
+    shown = set(re.findall(r'<svg data-figure="([\w-]+)"', whole))
+    assert drawn and shown == drawn, f"figures not inline: {drawn - shown}"
+    for control in ("data-steps=", "data-nudges=", "notebook-fences", "python-start"):
+        assert control not in whole, f"{WHOLE_BOOK} shows the book as drawn: no {control}"
+    assert lab.PLACEHOLDER in whole and learner.PLACEHOLDER in whole, "placeholders stay"
+    assert 'class="lab"' not in whole and 'class="learner"' not in whole
