@@ -24,6 +24,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.helpers.browser import failure, open_tab
 from tests.helpers.drive import bar, serve
@@ -42,6 +43,12 @@ pytestmark = pytest.mark.browser
 
 CHAPTER = DOCS / "03-backward.md"
 ASSETS = ROOT / "docs" / "assets"
+# The Run buttons' scripts after protocol.js, in the order mkdocs.yml loads them.
+NOTEBOOK_SCRIPTS = [
+    Path(s).name
+    for s in yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["extra_javascript"]
+    if s.startswith("assets/notebook/") and s != PROTOCOL_JS
+]
 
 # The stand-in for worker.js: ready at once (the page's start message asks nothing of it);
 # each request checked against the protocol; each Run answered with the next recorded
@@ -116,7 +123,8 @@ def fixture_page(chapter: Chapter, page: dict, more: str = "") -> str:
         f"{element(page, id='notebook-fences')}{element(editor, id='code-editor')}"
         f"{element(start_data(False, 'fixture'), id='python-start')}"
         '<script src="page.js"></script><script src="protocol.js"></script>'
-        '<script src="notebook.js"></script></body></html>'
+        + "".join(f'<script src="{name}"></script>' for name in NOTEBOOK_SCRIPTS)
+        + "</body></html>"
     )
 
 
@@ -152,7 +160,7 @@ class Session:
         folder.mkdir()
         text = fixture_page(self.chapter, self.page, more)
         (folder / "page.html").write_text(text, encoding="utf-8")
-        for name in ("page/page.js", "notebook/notebook.js"):
+        for name in ("page/page.js", *(f"notebook/{n}" for n in NOTEBOOK_SCRIPTS)):
             shutil.copyfile(ASSETS / name, folder / Path(name).name)
         template = (ROOT / "docs" / PROTOCOL_JS).read_text(encoding="utf-8")
         (folder / "protocol.js").write_text(protocol_script(template), encoding="utf-8")

@@ -32,12 +32,7 @@
   // docs/assets/page/page.js, which may load after this script (it sits in the content)
   const element = (...args) => bookPage.element(...args);
 
-  function button(className, label, title) {
-    const node = element("button", "notebook-button " + className, label);
-    node.type = "button";
-    node.title = title;
-    return node;
-  }
+  const button = (...args) => bookPage.button(...args);
 
   // The line of an error that says what went wrong: a Python traceback's last one.
   function gist(error) {
