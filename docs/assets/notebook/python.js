@@ -148,7 +148,8 @@
     isReady: false,
     progress: "", // how far the start has come, in words
     phase: null, // {name, since, numbers} of the start's phase now
-    ticking: null, // the interval that shows a long phase's seconds
+    heard: 0, // when the starting worker last said how far it has come
+    ticking: null, // the interval that shows a phase's seconds, from the phase's start
     afresh: "", // said once: the kept start could not be used
     how: null, // once ready: "restored", "started" (nothing kept), "afresh" (dropped)
     keeping: null, // the writing of the snapshot this start made, as a promise
@@ -173,16 +174,15 @@
         this.loaded = { resolve, reject };
       });
       this.ready.catch(() => {}); // whoever awaits it handles the failure
-      this.show("begin");
-      this.ticking = setInterval(() => this.say(), 1000);
       this.boot(channel, startData).catch((error) => channel === this.worker && this.broken(error));
     },
 
     async boot(channel, start) {
       const onDisk = location.protocol === "file:";
-      // Served, the worker's script loads while the kept start is read.
-      if (!onDisk) channel.attach(new Worker(new URL("worker.js", here), { type: "module" }));
       const phase = (name, received = 0, expected = 0) => channel === this.worker && this.show(name, received, expected);
+      // Served, the worker's script loads while the kept start is read.
+      if (!onDisk) phase("begin");
+      if (!onDisk) channel.attach(new Worker(new URL("worker.js", here), { type: "module" }));
       let [disk, kept] = await Promise.all([
         onDisk ? fromDisk(start, phase) : null,
         self.indexedDB ? snapshots.read() : null,
@@ -228,20 +228,33 @@
       snapshots.drop();
     },
 
-    // The start's phase now, in the words of tools/site/runtime.py.
+    // The start's phase now, in the words of tools/site/runtime.py: only forward (a phase
+    // START_PHASES orders before the one shown is not shown again), its seconds counted
+    // from its own beginning.
     show(name, received = 0, expected = 0) {
-      if (this.phase?.name !== name) this.phase = { name, since: performance.now() };
+      this.heard = performance.now();
+      const order = startData.phases.map(([phase]) => phase);
+      if (this.phase && order.indexOf(name) < order.indexOf(this.phase.name)) return;
+      if (this.phase?.name !== name) {
+        this.phase = { name, since: this.heard };
+        clearInterval(this.ticking);
+        this.ticking = setInterval(() => this.say(), 1000);
+      }
       this.phase.numbers = { received, expected };
       this.say();
     },
 
+    // Each second of a phase: its words, and its seconds; past startData.stall seconds
+    // without a word from the worker, the start has failed (it never ends on its own).
     say() {
       if (!this.phase || !startData) return;
       const { name, since, numbers } = this.phase;
-      let words = startData.phases[name];
+      let words = startData.phases.find(([phase]) => phase === name)[1];
       const { received, expected } = numbers;
       if (name === "download") words = words.replace("{received}", megabytes(received)).replace("{expected}", megabytes(expected));
       else words = words.replace("{received}", received).replace("{expected}", expected);
+      const silent = Math.floor((performance.now() - this.heard) / 1000);
+      if (silent > startData.stall) return this.broken(startData.stalled.replace("{seconds}", silent).replace("{phase}", words));
       const seconds = Math.floor((performance.now() - since) / 1000);
       if (seconds >= 1) words = startData.waiting.replace("{phase}", words).replace("{seconds}", seconds);
       else words += "…";
@@ -279,8 +292,12 @@
 
     broken(error) {
       if (this.worker === null) return;
-      const first = String(error).split("\n")[0];
-      const failure = new Error(`The page's Python stopped: ${first}. The next Run starts it afresh.`);
+      const first = String(error).split("\n")[0].replace(/^Error: |\.$/g, "");
+      const failure = new Error(
+        this.isReady
+          ? `The page's Python stopped: ${first}. The next Run starts it afresh.`
+          : `Python could not start: ${first}. The next Run tries again.`,
+      );
       this.loaded.reject(failure);
       if (this.listener) this.listener.broken(failure);
       if (this.learner) this.learner.broken(String(error));
