@@ -22,7 +22,7 @@ CEILINGS = {
     "tools/": 10_900,
     "the page's scripts": 2_950,
     "the stylesheets": 1_100,
-    "tests/": 13_700,
+    "tests/": 15_000,  # issue 44: the tests may grow to it, for the page's edges
     "benchmarks/": 1_550,
 }
 

@@ -42,6 +42,7 @@ from tools.site.runtime import (
     START_PHASES,
     START_STALL,
     START_STALLED,
+    START_WAITING,
 )
 
 pytestmark = pytest.mark.usefixtures("runtime")
@@ -190,8 +191,9 @@ def test_a_runtime_file_missing_is_named_with_its_status_and_the_next_run_starts
         first = min(states(tab))
         run(tab, first)
         could_not_start(tab, first, f"{RUNTIME_DIR}/{name}: HTTP 404")
-        # What the console has: the file's 404, and what Pyodide's own script says of it.
-        others = [p for p in tab.watch.problems if name not in p and "pyodide.asm.mjs" not in p]
+        # What the console has: the file's 404, and what Pyodide's own scripts say of it.
+        pyodide = f"/{RUNTIME_DIR}/pyodide."  # pyodide.js, pyodide.asm.mjs
+        others = [p for p in tab.watch.problems if name not in p and pyodide not in p]
         assert not others, others
     finally:
         aside.rename(missing)
@@ -200,20 +202,32 @@ def test_a_runtime_file_missing_is_named_with_its_status_and_the_next_run_starts
         assert states(tab)[first] == "ran", failure(tab, first)
 
 
-def test_a_start_without_a_word_for_the_stated_time_fails_one_second_past_it(open_page, site_url):
+def test_the_starts_words_go_forward_count_each_phase_and_fail_one_second_past_the_limit(
+    open_page, site_url
+):
     _, tab = chapter_page(open_page, site_url, "03-")
-    python_never_comes(tab)  # the worker's script is empty: it never says a word
+    python_never_comes(tab)  # the worker's script is empty: what it says, the test says
     tab.clock.install(time=0)
     tab.clock.pause_at(1000)  # the page's time moves only when the test says
     first = min(states(tab))
+    status = bar(tab, first).locator(".notebook-status")
     bar(tab, first).locator(".notebook-run").click()
     tab.wait_for_selector(f'.notebook-bar[data-line="{first}"][data-state=loading]')
-    tab.clock.run_for(START_STALL * 1000)  # at the limit: still starting, its seconds shown
+    tab.clock.run_for(2500)
+    assert status.text_content() == START_WAITING.format(phase=START_PHASES["begin"], seconds=2)
+    phases = list(START_PHASES)
+    assert phases.index("download") < phases.index("restore")  # an earlier phase comes late
+    for phase in ("restore", "download"):
+        tab.evaluate(
+            f"bookPython.receive({{kind: 'loading', phase: '{phase}', received: 1, expected: 2}})"
+        )
+        assert status.text_content() == START_PHASES["restore"] + "…", status.text_content()
+    tab.clock.run_for(1000)  # the restore's own first second, not the start's fourth
+    assert status.text_content() == START_WAITING.format(phase=START_PHASES["restore"], seconds=1)
+    tab.clock.run_for((START_STALL - 1) * 1000)  # at the limit: still starting
     assert states(tab)[first] == "loading", failure(tab, first)
-    status = bar(tab, first).locator(".notebook-status").text_content()
-    assert status == f"{START_PHASES['begin']}… {START_STALL} s", status
     tab.clock.run_for(1000)  # one second past it
     tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
-    stalled = START_STALLED.format(seconds=START_STALL + 1, phase=START_PHASES["begin"])
+    stalled = START_STALLED.format(seconds=START_STALL + 1, phase=START_PHASES["restore"])
     could_not_start(tab, first, stalled)
     assert_clean(tab, "a start that never said a word")

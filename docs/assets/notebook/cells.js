@@ -1,10 +1,8 @@
-// A chapter page's fences and graph figures as notebook.js shows them (Cell, LiveFigure:
-// window.bookCells). How the chapter runs is decided in Python (tools/page/run.py, in the
-// worker); a Cell shows what it tells: what a fence prints and how it failed appear under
-// it; under an ```output block, output the same as the book's only marks the block, other
-// output takes its place (the book's folded beside it). A graph figure drawn again from the
-// reader's code replaces the book's until the book's code runs again (LiveFigure); a graph
-// a fence prints is drawn under what it printed.
+// A chapter page's fences and graph figures as notebook.js shows them (window.bookCells):
+// a Cell shows what tools/page/run.py tells of its fence (what it printed and how it failed,
+// under it; under an ```output block, the same output only marks the block, other output
+// takes its place, the book's folded beside it); a LiveFigure, a figure drawn again from
+// the reader's code until the book's code runs again.
 
 (function () {
   "use strict";
@@ -90,9 +88,9 @@
       const host = element("div", "notebook-editor");
       this.block.querySelector("pre").after(host);
       this.block.classList.add("notebook-editable");
-      // While the editor has the focus: how to leave it, and what Tab does.
-      const hint = element("div", "notebook-hint", "Tab moves on · Shift+Enter runs · Esc goes to Run");
-      host.after(hint);
+      // While the editor has the focus: how to leave it, and what Tab does (in the Run bar).
+      const hint = element("span", "notebook-hint", "Tab moves on · Shift+Enter runs · Esc goes to Run");
+      this.bar.append(hint);
       this.editor = CodeEditor.create(host, {
         doc: (this.kept ?? this.fence.code).replace(/\n$/, ""),
         label:

@@ -112,7 +112,8 @@
       // left page's elements referenced, and a listener would keep this Notebook with them.
       this.leaving = new AbortController();
       this.listening = { signal: this.leaving.signal }; // addEventListener's options
-      this.title = document.querySelector("article h1")?.textContent.trim() ?? this.chapter;
+      const heading = document.querySelector("article h1")?.textContent.replace(/¶\s*$/, ""); // less its link
+      this.title = heading?.trim() ?? this.chapter;
       this.edits = kept.read(this.chapter); // fence name -> the reader's code
       this.editorsWanted = false;
       this.clicked = null; // a fence clicked before the editors were made
@@ -307,8 +308,12 @@
       this.announcer.textContent = said;
     }
 
-    // Reset all: the book's code in every fence, and none of the chapter's edits kept.
+    // Reset all: the book's code in every fence, and none of the chapter's edits kept, once
+    // the reader agrees (as learner mode's Reset asks).
     resetAll() {
+      const edited = this.cells.filter((cell) => cell.kept !== null).length;
+      const ask = `Put back the book's code in every fence? What you typed in ${edited} of them is lost.`;
+      if (edited && !confirm(ask)) return;
       for (const cell of this.cells) if (cell.bar && !cell.fence.blocked) cell.reset();
       this.edits = {};
       kept.write(this.chapter, this.edits);

@@ -1,22 +1,12 @@
-// The page's Python (window.bookPython): one worker (worker.js) for the whole visit, which
-// notebook.js's Run buttons, learner mode and the lab share. It starts when the reader first
-// reaches for code (warm), so that it is loading while the reader clicks, and nothing is
-// loaded for a reader who only reads. With Material's instant navigation this script stays
-// loaded from chapter to chapter, and so does the worker.
-//
-// How Python starts (python.start): served, from the site's files; opened from disk, from
-// their classic-script copies (fromDisk), in a worker started from a data: URL. A start
-// made once is kept in the browser (snapshots) and restored by the next ones, unless it is
-// another build's or too large (python.unusable). While it starts, the fence that waits
-// shows the phase the worker names, in the words of the page data #python-start
-// (tools/site/runtime.py), and its seconds once it has lasted one.
-//
-// Who listens: the Notebook of the page shown (python.listener, notebook.js); learner mode
-// (python.learner, docs/assets/learner/learner.js), which gets the messages whose kind
-// starts with "learn"; the lab (python.lab, docs/assets/lab/lab.js). "broken", and a Stop,
-// reach them all. Learner mode's messages wait in the worker behind a fence that runs; when
-// it ends the worker (a chapter over its time limit), the notebook sees a new worker at its
-// next Run and opens the chapter again there.
+// The page's Python (window.bookPython): one worker (worker.js) for the visit, shared by the
+// Run buttons (python.listener, notebook.js), learner mode (python.learner, learner.js: the
+// messages whose kind starts with "learn") and the lab (python.lab, lab.js); "broken" and a
+// Stop reach them all. It starts when the reader first reaches for code (warm): served, from
+// the site's files; from disk, from their classic-script copies (fromDisk), in a worker
+// started from a data: URL. A start made once is kept in the browser (snapshots) and
+// restored by the next ones, unless it is another build's or too large (unusable). While it
+// starts, the fence that waits shows the phase the worker names, in the words of the page
+// data #python-start (tools/site/runtime.py); a start that cannot end is said to have failed.
 
 (function () {
   "use strict";
