@@ -60,13 +60,17 @@ NOTEBOOK_SCRIPTS = [
 # refuse a call other than the one recorded; a recorded `hang` spins, as a runaway loop does.
 PYODIDE = """
 let used = 0; // calls answered by this Python
-function answer(call, asked, tell = () => {}) {
+function recorded() {
   const read = new XMLHttpRequest(); // Python's calls are synchronous: so is this
   read.open("GET", new URL(`../../calls.json?${Math.random()}`, import.meta.url), false);
   read.send();
-  const next = JSON.parse(read.responseText)[used++] ?? { call: "nothing more" };
-  const [got, recorded] = [JSON.stringify([call, asked]), JSON.stringify([next.call, next.asked])];
-  if (got !== recorded) throw new Error(`stand-in Python: asked ${got}, recorded ${recorded}`);
+  return JSON.parse(read.responseText)[used] ?? { call: "nothing more" };
+}
+function answer(call, asked, tell = () => {}) {
+  const next = recorded();
+  used += 1;
+  const [got, want] = [JSON.stringify([call, asked]), JSON.stringify([next.call, next.asked])];
+  if (got !== want) throw new Error(`stand-in Python: asked ${got}, recorded ${want}`);
   for (const text of next.told ?? []) tell(text);
   for (;;) if (!next.hang) return next.returns;
 }
@@ -90,13 +94,19 @@ const modules = {
   "tools.page.pytest": {}, sys: { modules: new Map() },
 };
 const stack = { _emscripten_stack_get_current: () => 0, _PyThreadState_Get: () => 0 };
-globalThis.loadPyodide = async () => ({
+globalThis.loadPyodide = async () => {
+  const refused = recorded(); // the start, refused: as Pyodide rejects it
+  if (refused.call !== "refuse") return python;
+  used += 1;
+  throw new Error(refused.returns);
+};
+const python = {
   _module: { ...stack, _PyUnstable_ThreadState_SetStackProtection() {} },
   FS: { cwd: () => "/home/pyodide" },
   unpackArchive() {}, runPython() {},
   pyimport: (name) => modules[name],
   makeMemorySnapshot() { throw new Error("the stand-in keeps no snapshot"); },
-});
+};
 """
 
 # The stand-in for the code editor (CodeMirror's bundle needs npm): a textarea, which says
@@ -399,6 +409,30 @@ def test_a_failure_without_output_under_an_output_block_hides_the_books_output(b
         tab.context.close()
 
 
+def test_a_start_pyodide_refuses_is_said_in_one_sentence_and_the_next_run_starts_again(
+    browser, served
+):
+    folder, url = served
+    session = Session(folder / "refused", {})
+    refusal = "TypeError: Cross-origin script load denied by Cross-Origin Resource Sharing policy."
+    session.record("refuse", None, returns=refusal)
+    tab = opened(browser, url, session)
+    try:
+        run = bar(tab, session.line(0)).locator(".notebook-run")
+        click_and_wait(tab, run)
+        said = f"Python could not start: {refusal[:-1]}. The next Run tries again."
+        assert failure(tab, session.line(0)) == said, failure(tab, session.line(0))
+        assert bar(tab, session.line(0)).get_attribute("data-state") == "broken"
+        assert not [k for k, (hidden, off) in buttons(tab).items() if off and not hidden]
+        session.calls = []  # a new worker: its Python asks from the start, and starts
+        told = session.expect(0)
+        click_and_wait(tab, run)  # Python starts again, and runs the fence
+        assert_shows(tab, shown_as(told, session.chapter.cells))
+        assert [p for p in tab.watch.problems if refusal not in p] == [], tab.watch.problems
+    finally:
+        tab.context.close()
+
+
 def test_a_message_outside_the_protocol_is_reported_on_the_fence_and_in_the_console(
     browser, served
 ):
@@ -548,52 +582,3 @@ def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
         assert not tab.watch.problems, tab.watch.problems
     finally:
         tab.context.close()
-
-
-# An equation as wide as ``width`` ems of its own size, in a 500 px column: page.js with the
-# site's math.css sets it smaller (--fit) when it comes within 2 % of the column or past it,
-# down to 80 %; wider still, it scrolls, marked as such.
-EQUATION = (
-    '<div class="arithmatex" id="{id}"><math display="block">'
-    '<mspace width="{width}em" height="1em"></mspace></math></div>'
-)
-FITTED = """() => [...document.querySelectorAll("div.arithmatex")].map((box) => ({
-  fit: box.style.getPropertyValue("--fit") || null, scrolls: box.dataset.scrolls ?? null,
-  overflows: box.scrollWidth > box.clientWidth + 1, column: box.clientWidth,
-}))"""
-
-
-def test_an_equation_near_or_a_little_past_the_column_is_set_smaller_not_scrolled(browser, served):
-    folder, url = served
-    page = folder / "math"
-    page.mkdir()
-    shutil.copyfile(ASSETS / "page" / "page.js", page / "page.js")
-    shutil.copyfile(ROOT / "docs" / "stylesheets" / "math.css", page / "math.css")
-    em = 20  # the display math's size: 1.25 x 16 px
-    widths = {"narrower": 0.9, "just-narrower": 0.99, "a-little-wider": 1.1, "far-wider": 1.5}
-    equations = "".join(
-        EQUATION.format(id=name, width=share * 500 / em) for name, share in widths.items()
-    )
-    (page / "page.html").write_text(
-        "<!doctype html><html lang=en><head><meta charset=utf-8><title>math</title>"
-        '<link rel="stylesheet" href="math.css"><style>body { margin: 0; font-size: 16px; }'
-        "article { width: 500px; } math { font-family: serif; }</style></head>"
-        f'<body><article class="md-typeset">{equations}</article>'
-        '<script src="page.js"></script></body></html>',
-        encoding="utf-8",
-    )
-    tab = open_tab(browser, f"{url}/math/page.html")
-    try:
-        tab.wait_for_load_state("load")
-        tab.evaluate("document.fonts.ready.then(() => new Promise(requestAnimationFrame))")
-        shown = dict(zip(widths, tab.evaluate(FITTED)))
-    finally:
-        tab.context.close()
-    assert all(s["column"] == 500 for s in shown.values()), shown
-    assert shown["narrower"]["fit"] is None and not shown["narrower"]["overflows"], shown
-    for name in ("just-narrower", "a-little-wider"):
-        fit = float(shown[name]["fit"] or 1)
-        assert fit < 1, f"the {name} equation is not set smaller: {shown[name]}"
-        assert not shown[name]["overflows"] and shown[name]["scrolls"] is None, shown[name]
-    assert shown["far-wider"]["fit"] == "0.800" and shown["far-wider"]["overflows"], shown
-    assert shown["far-wider"]["scrolls"] == "yes", shown["far-wider"]
