@@ -1,17 +1,21 @@
-"""The page's notebook.js, lab.js and learner.js, fed what its Python says: no Pyodide.
+"""The page's scripts and its worker, fed what its Python says: a stand-in for Pyodide.
 
 A small fixture page holds a chapter's python fences and ```output blocks as the site shows
-them, its fence data as the build writes it (tools/site/page_data.py), and the real
-page.js, protocol.js (filled in as the build fills it) and notebook.js. Where notebook.js
-starts its worker, a stand-in worker answers each Run with what tools/page/bridge.py told
-for the same request in CPython, posted as worker.js posts it, and refuses a request other
-than the one recorded. What the page then shows (each fence's state and status, what it
-printed, how it failed, the book's output block kept, marked or hidden) must be what Python
-decided. A message outside the protocol is reported on the fence and in the console. The
-lab (lab.js under the two-moons chapter's fences) shows each frame Python answered for
-Reset, Step and the gradients' box, says a refusal and keeps its frame, and lets it go.
-Learner mode (learner.js) shows the table of a Check as tools/learn/in_page.py made it, the
-places it names as links to their sections, and its hints one at a time.
+them, its fence data as the build writes it (tools/site/page_data.py), and the real page.js,
+protocol.js (filled in as the build fills it), the Run buttons' scripts and worker.js, laid
+out as in the site. Where worker.js loads Pyodide, a stand-in answers each call of the
+page's Python (bridge.run, the lab's answer, learner mode's check and table) with what
+tools/page/bridge.py, tools/page/lab.py and tools/learn/in_page.py told and returned for
+the same call in CPython, and refuses a call other than the one recorded: what the worker
+sends, and in what order, is worker.js's own. What the page then shows (each fence's state
+and status, what it printed, how it failed, the book's output block kept, marked, hidden or
+folded; which buttons are shown and usable after a fence's Stop; where Esc leaves the focus;
+Reset all refused and agreed) must be what Python decided. A message outside the protocol
+is reported on the fence and in the console. The lab (lab.js under the two-moons chapter's
+fences) shows each frame Python answered for Reset, Step and the gradients' box, says a
+refusal and keeps its frame, and lets it go. Learner mode (learner.js) shows the table of a
+Check as tools/learn/in_page.py made it, the places it names as links to their sections,
+its hints one at a time and none left from the Check before, and asks before its Reset.
 Chromium only, quick: it runs in `check`. What Pyodide itself does is tests/site/'s.
 """
 
@@ -24,10 +28,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.helpers.browser import failure, open_tab
 from tests.helpers.drive import bar, serve
-from tests.helpers.recorded import learner_check, posted
+from tests.helpers.recorded import learner_check
 from tools import DOCS, ROOT
 from tools.chapter import Chapter
 from tools.page import bridge, lab
@@ -42,50 +47,81 @@ pytestmark = pytest.mark.browser
 
 CHAPTER = DOCS / "03-backward.md"
 ASSETS = ROOT / "docs" / "assets"
+# The Run buttons' scripts after protocol.js, in the order mkdocs.yml loads them.
+NOTEBOOK_SCRIPTS = [
+    Path(s).name
+    for s in yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["extra_javascript"]
+    if s.startswith("assets/notebook/") and s != PROTOCOL_JS
+]
 
-# The stand-in for worker.js: ready at once (the page's start message asks nothing of it);
-# each request checked against the protocol; each Run answered with the next recorded
-# stream, if it asks what was recorded.
-WORKER = """
-import "./protocol.js";
-const streams = await (await fetch("./streams.json")).json();
-postMessage({ kind: "loading", phase: "start", received: 0, expected: 0 });
-postMessage({ kind: "ready", restored: false });
-// What a request asks, as the recorded one says it: a Run's target, all and codes; the lab's
-// request (its page aside: the chapter's data, checked against the protocol only).
-const asks = {
-  run: (data) => ({ target: data.target, all: data.all, codes: JSON.parse(data.codes) }),
-  lab: (data) => ({ ...JSON.parse(data.request), page: undefined }),
-  "learn-load": () => ({}),
-  learn: ({ chapter, engine }) => ({ chapter, engine }),
-  "learn-table": ({ runs, engine, diagnose, record }) => ({ runs, engine, diagnose, record }),
+# The stand-in for Pyodide (assets/pyodide/pyodide.js, which the real worker.js imports):
+# loadPyodide gives a Python whose modules answer each call with the next one recorded in
+# CPython (calls.json, read at each call: what it was asked, what it told and returned), and
+# refuse a call other than the one recorded; a recorded `hang` spins, as a runaway loop does.
+PYODIDE = """
+let used = 0; // calls answered by this Python
+function recorded() {
+  const read = new XMLHttpRequest(); // Python's calls are synchronous: so is this
+  read.open("GET", new URL(`../../calls.json?${Math.random()}`, import.meta.url), false);
+  read.send();
+  return JSON.parse(read.responseText)[used] ?? { call: "nothing more" };
+}
+function answer(call, asked, tell = () => {}) {
+  const next = recorded();
+  used += 1;
+  const [got, want] = [JSON.stringify([call, asked]), JSON.stringify([next.call, next.asked])];
+  if (got !== want) throw new Error(`stand-in Python: asked ${got}, recorded ${want}`);
+  for (const text of next.told ?? []) tell(text);
+  for (;;) if (!next.hang) return next.returns;
+}
+const modules = {
+  "tools.page.bridge": {
+    open_chapter: () => ({ namespace: null }),
+    run: (book, target, codes, all, tell) =>
+      answer("run", { target, all, codes: JSON.parse(codes) }, tell),
+    after_restore() {}, finished_engine: () => null,
+  },
+  "tools.page.lab": { answer: (asked) => answer("lab", { ...JSON.parse(asked), page: undefined }) },
+  "tools.learn.in_page": {
+    check_in_page: (chapter, engine, tell) => answer("learn", { chapter, engine }, tell),
+    table_in_page: (runs, engine, diagnose, record) =>
+      answer("learn-table", {
+        runs: JSON.parse(runs), engine, diagnose, record: JSON.parse(record),
+      }),
+  },
+  "tools.page.live": { figure() { throw new Error("the stand-in has no Graphviz"); },
+                       printed_graphs: () => ({ toJs: () => [] }) },
+  "tools.page.pytest": {}, sys: { modules: new Map() },
 };
-onmessage = ({ data }) => {
-  try {
-    bookProtocol.check("to the worker", data);
-    if (!(data.kind in asks)) return; // open: a fresh namespace, nothing to answer
-    const asked = JSON.stringify(asks[data.kind](data));
-    const { request, messages } = streams.shift() ?? { request: "nothing more" };
-    const recorded = JSON.stringify(request);
-    if (asked !== recorded) throw new Error(`asked ${asked}, recorded ${recorded}`);
-    for (const message of messages) postMessage(message);
-  } catch (error) {
-    postMessage({ kind: "broken", error: `stand-in worker: ${error.message}` });
-  }
+const stack = { _emscripten_stack_get_current: () => 0, _PyThreadState_Get: () => 0 };
+globalThis.loadPyodide = async () => {
+  const refused = recorded(); // the start, refused: as Pyodide rejects it
+  if (refused.call !== "refuse") return python;
+  used += 1;
+  throw new Error(refused.returns);
+};
+const python = {
+  _module: { ...stack, _PyUnstable_ThreadState_SetStackProtection() {} },
+  FS: { cwd: () => "/home/pyodide" },
+  unpackArchive() {}, runPython() {},
+  pyimport: (name) => modules[name],
+  makeMemorySnapshot() { throw new Error("the stand-in keeps no snapshot"); },
 };
 """
 
-# The stand-in for the code editor (CodeMirror's bundle needs npm): a textarea.
+# The stand-in for the code editor (CodeMirror's bundle needs npm): a textarea, which says
+# each change of its text, as CodeMirror does.
 EDITOR = """
 window.CodeEditor = {
-  create(host, { doc }) {
+  create(host, { doc, onChange }) {
     const area = document.createElement("textarea");
     area.value = doc;
+    area.addEventListener("input", () => onChange());
     host.append(area);
-    return { area, destroy: () => area.remove(), focus: () => area.focus() };
+    return { area, onChange, destroy: () => area.remove(), focus: () => area.focus() };
   },
   text: (editor) => editor.area.value,
-  setText: (editor, text) => (editor.area.value = text),
+  setText: (editor, text) => ((editor.area.value = text), editor.onChange()),
 };
 """
 
@@ -110,13 +146,14 @@ def fixture_page(chapter: Chapter, page: dict, more: str = "") -> str:
                 f'<div class="language-output highlight"><pre><code>{out}</code></pre></div>'
             )
     editor = {"script": "editor.js", "style": "editor.css"}
+    scripts = ["page/page.js", "notebook/protocol.js", *(f"notebook/{n}" for n in NOTEBOOK_SCRIPTS)]
     return (
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>fixture</title></head>"
         f"<body><article><h1>{html.escape(chapter.title)}</h1>{''.join(blocks)}{more}</article>"
         f"{element(page, id='notebook-fences')}{element(editor, id='code-editor')}"
         f"{element(start_data(False, 'fixture'), id='python-start')}"
-        '<script src="page.js"></script><script src="protocol.js"></script>'
-        '<script src="notebook.js"></script></body></html>'
+        + "".join(f'<script src="assets/{name}"></script>' for name in scripts)
+        + "</body></html>"
     )
 
 
@@ -142,34 +179,55 @@ def shown_as(told: list[dict], cells: list) -> dict[int, dict]:
 
 
 class Session:
-    """The fixture page for one reader's session: the Runs it will ask for, recorded."""
+    """The fixture page for one reader's session, laid out as the site is (the real scripts
+    under assets/, the stand-in Pyodide in assets/pyodide/), and the calls its Python will
+    be asked, recorded in CPython."""
 
     def __init__(self, folder: Path, edits: dict[int, str], chapter: Path = CHAPTER, more=""):
         self.chapter = Chapter.read(chapter)
         self.page = page_fences(chapter)
         self.notebook = bridge.open_chapter(json.dumps(self.page), book_engine())
-        self.folder, self.edits, self.streams = folder, edits, []
-        folder.mkdir()
+        self.folder, self.edits, self.calls = folder, edits, []
+        notebook = folder / "assets" / "notebook"
+        notebook.mkdir(parents=True)
         text = fixture_page(self.chapter, self.page, more)
         (folder / "page.html").write_text(text, encoding="utf-8")
-        for name in ("page/page.js", "notebook/notebook.js"):
-            shutil.copyfile(ASSETS / name, folder / Path(name).name)
+        (folder / "assets" / "page").mkdir()
+        shutil.copyfile(ASSETS / "page" / "page.js", folder / "assets" / "page" / "page.js")
+        for name in (*NOTEBOOK_SCRIPTS, "worker.js"):
+            shutil.copyfile(ASSETS / "notebook" / name, notebook / name)
         template = (ROOT / "docs" / PROTOCOL_JS).read_text(encoding="utf-8")
-        (folder / "protocol.js").write_text(protocol_script(template), encoding="utf-8")
-        (folder / "worker.js").write_text(WORKER, encoding="utf-8")
+        (folder / PROTOCOL_JS).write_text(protocol_script(template), encoding="utf-8")
+        (notebook / "page.zip").write_bytes(b"")  # the stand-in imports nothing from it
+        (notebook / "engine.json").write_text(book_engine(), encoding="utf-8")
+        (folder / "assets" / "pyodide").mkdir()
+        (folder / "assets" / "pyodide" / "pyodide.js").write_text(PYODIDE, encoding="utf-8")
+        (folder / "assets" / "pyodide" / "pyodide.asm.mjs").write_text("export default null;")
         (folder / "editor.js").write_text(EDITOR, encoding="utf-8")
         (folder / "editor.css").write_text("", encoding="utf-8")
+        (folder / "calls.json").write_text("[]", encoding="utf-8")
 
-    def expect(self, target: int, all: bool = False, messages: list | None = None) -> list:
-        """A Run the page will ask for, and what the worker posts for it: the run's events."""
+    def expect(self, target: int, all=False, told: list | None = None, hang=False) -> list:
+        """A Run the page will ask for, and what tools/page/bridge.py tells for it in
+        CPython (``told``: other events, as its text): the run's events but its drawings.
+        ``hang``: the Run never ends, once its first fence is said to be running."""
         codes = {str(i): code for i, code in self.edits.items()}
-        messages = messages or posted(self.notebook, target, self.edits, all)
-        self.record({"target": target, "all": all, "codes": codes}, messages)
-        return [m["event"] for m in messages if m["kind"] == "event"]
+        if told is None:
+            told, book = [], self.notebook
+            if hang:  # what runs on is not this session's: the next Run starts afresh
+                book = bridge.open_chapter(json.dumps(self.page), book_engine())
+            bridge.run(book, target, json.dumps(codes), all, told.append)
+        if hang:
+            told = told[: 1 + next(i for i, e in enumerate(told) if '"running"' in e)]
+        self.record("run", {"target": target, "all": all, "codes": codes}, told=told, hang=hang)
+        events = [json.loads(text) for text in told]
+        return [e for e in events if e["kind"] not in ("figure", "graphs")]
 
-    def record(self, request: dict, messages: list) -> None:
-        self.streams.append({"request": request, "messages": messages})
-        (self.folder / "streams.json").write_text(json.dumps(self.streams), encoding="utf-8")
+    def record(self, call: str, asked, returns=None, told=(), hang=False) -> None:
+        """A call the page's Python will be asked next, and its answer."""
+        self.calls.append({"call": call, "asked": asked, "told": list(told),
+                           "returns": returns, "hang": hang})  # fmt: skip
+        (self.folder / "calls.json").write_text(json.dumps(self.calls), encoding="utf-8")
 
     def line(self, index: int) -> int:
         return self.page["fences"][index]["line"]
@@ -269,6 +327,71 @@ def test_run_all_a_failure_with_output_the_fences_not_run_and_stale_ones(browser
         tab.context.close()
 
 
+# Every button of the chapter's code, where it is ("tools", or its fence's first line):
+# {(where, its class): [hidden, disabled]}.
+BUTTONS = """() => [...document.querySelectorAll('.notebook-tools button, .notebook-bar button')]
+  .map((b) => [b.closest('.notebook-bar')?.dataset.line ?? 'tools', b.classList[1],
+               b.hidden, b.disabled])"""
+
+
+def buttons(tab) -> dict[tuple[str, str], list[bool]]:
+    return {(where, name): [hidden, disabled] for where, name, hidden, disabled
+            in tab.evaluate(BUTTONS)}  # fmt: skip
+
+
+def test_a_single_fences_stop_the_toolbar_the_books_folded_output_focus_and_reset_all(
+    browser, served
+):
+    folder, url = served
+    edited = first_with_output()
+    session = Session(folder / "stop", {edited: 'print("not the book\'s output")\n'})
+    first = str(session.line(0))
+    session.expect(0, hang=True)
+    tab = opened(browser, url, session)
+    try:
+        bar(tab, session.line(0)).locator(".notebook-run").click()
+        tab.wait_for_selector(f'.notebook-bar[data-line="{first}"][data-state=running]')
+        shown = {k: v for k, v in buttons(tab).items() if not v[0]}
+        usable = [(first, "notebook-stop"), (str(session.line(edited)), "notebook-reset")]
+        assert [k for k, (_, disabled) in shown.items() if not disabled] == usable, shown
+        assert ("tools", "notebook-stop") not in shown, "Run all's Stop, on a fence's Run"
+        bar(tab, session.line(0)).locator(".notebook-stop").click()
+        tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+        assert bar(tab, session.line(0)).get_attribute("data-state") == "stopped"
+        shown = {k: v for k, v in buttons(tab).items() if not v[0]}
+        assert not [k for k, (_, disabled) in shown.items() if disabled], shown
+        assert not [k for k in shown if k[1] == "notebook-stop"], shown
+        assert tab.locator(".notebook-tools .notebook-status").text_content() == ""
+
+        session.calls = []  # the next Run starts Python again, which asks from the start
+        told = session.expect(edited)
+        click_and_wait(tab, bar(tab, session.line(edited)).locator(".notebook-run"))
+        assert_shows(tab, shown_as(told, session.chapter.cells))
+        result = bar(tab, session.line(edited)).locator("xpath=following-sibling::div[2]")
+        assert result.locator(".notebook-caption").text_content() == (
+            "output of this run, not the book's (folded below)")  # fmt: skip
+        folded = result.locator("details.notebook-book")
+        assert folded.is_visible() and folded.locator("pre").text_content() == (
+            session.chapter.cells[edited].output.code)  # fmt: skip
+        editor = bar(tab, session.line(edited)).locator("xpath=preceding-sibling::div[1]")
+        editor.locator("textarea").press("Escape")  # the editor lets the keyboard go
+        run = bar(tab, session.line(edited)).locator(".notebook-run")
+        assert run.evaluate("button => document.activeElement === button")
+
+        tab.once("dialog", lambda dialog: dialog.dismiss())  # Reset all asks; the reader refuses
+        tab.locator(".notebook-reset-all").click()
+        assert bar(tab, session.line(edited)).get_attribute("data-edited") == "yes"
+        tab.once("dialog", lambda dialog: dialog.accept())
+        tab.locator(".notebook-reset-all").click()
+        assert bar(tab, session.line(edited)).get_attribute("data-edited") == "no"
+        assert editor.locator("textarea").input_value() == session.page["fences"][edited][
+            "code"
+        ].rstrip("\n")
+        assert not tab.watch.problems, tab.watch.problems
+    finally:
+        tab.context.close()
+
+
 def test_a_failure_without_output_under_an_output_block_hides_the_books_output(browser, served):
     folder, url = served
     edited = first_with_output()
@@ -286,13 +409,36 @@ def test_a_failure_without_output_under_an_output_block_hides_the_books_output(b
         tab.context.close()
 
 
+def test_a_start_pyodide_refuses_is_said_in_one_sentence_and_the_next_run_starts_again(
+    browser, served
+):
+    folder, url = served
+    session = Session(folder / "refused", {})
+    refusal = "TypeError: Cross-origin script load denied by Cross-Origin Resource Sharing policy."
+    session.record("refuse", None, returns=refusal)
+    tab = opened(browser, url, session)
+    try:
+        run = bar(tab, session.line(0)).locator(".notebook-run")
+        click_and_wait(tab, run)
+        said = f"Python could not start: {refusal[:-1]}. The next Run tries again."
+        assert failure(tab, session.line(0)) == said, failure(tab, session.line(0))
+        assert bar(tab, session.line(0)).get_attribute("data-state") == "broken"
+        assert not [k for k, (hidden, off) in buttons(tab).items() if off and not hidden]
+        session.calls = []  # a new worker: its Python asks from the start, and starts
+        told = session.expect(0)
+        click_and_wait(tab, run)  # Python starts again, and runs the fence
+        assert_shows(tab, shown_as(told, session.chapter.cells))
+        assert [p for p in tab.watch.problems if refusal not in p] == [], tab.watch.problems
+    finally:
+        tab.context.close()
+
+
 def test_a_message_outside_the_protocol_is_reported_on_the_fence_and_in_the_console(
     browser, served
 ):
     folder, url = served
     session = Session(folder / "bad", {})
-    bad = [{"kind": "event", "event": {"kind": "done", "index": 0}}, {"kind": "finished"}]
-    session.expect(0, messages=bad)
+    session.expect(0, told=[json.dumps({"kind": "done", "index": 0})])
     tab = opened(browser, url, session)
     try:
         click_and_wait(tab, bar(tab, session.line(0)).locator(".notebook-run"))
@@ -343,7 +489,7 @@ def test_the_lab_shows_each_frame_and_refusal_that_python_answers(browser, serve
             else request
         )
         answers.append(json.loads(lab.answer(json.dumps(sent), engine)))
-        session.record(request, [{"kind": "lab", "answer": json.dumps(answers[-1])}])
+        session.record("lab", request, returns=json.dumps(answers[-1]))
     assert [next(iter(a)) for a in answers] == ["frame", "frame", "frame", "refused", "frame"]
     tab = opened(browser, url, session)
     try:
@@ -373,6 +519,7 @@ def test_the_lab_shows_each_frame_and_refusal_that_python_answers(browser, serve
 
 LEARNER_PAGE = next(p for p in sorted(DOCS.glob("*.md")) if LEARNER_HERE in p.read_text())
 CHECKED = DOCS / "02-the-value-atom.md"  # the chapter the learner checks
+RECORD = "literate-micrograd:learner:record"  # learner.js keeps its best scores there
 
 
 def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
@@ -386,12 +533,11 @@ def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
     shutil.copytree(ASSETS / "learner", folder / "learner" / "learner")
     engine = data["skeleton"]
     runs, table = learner_check(tmp_path, CHECKED.name, engine)
-    start = {"kind": "learn-start"}
-    session.record({}, [start, {"kind": "learned"}])  # the book's zip, loaded
-    told = [{"kind": "learn-event", "event": event} for event in runs[0]["events"]]
-    session.record({"chapter": CHECKED.name, "engine": engine}, [start, *told, {"kind": "learned"}])
+    (session.folder / "learner" / "book.zip").write_bytes(b"")  # unpacked by the stand-in: no
+    told = [json.dumps(event) for event in runs[0]["events"]]
+    session.record("learn", {"chapter": CHECKED.name, "engine": engine}, told=told)
     asked = {"runs": runs, "engine": engine, "diagnose": True, "record": None}
-    session.record(asked, [start, {"kind": "learn-table", "table": table}])
+    session.record("learn-table", asked, returns=json.dumps(table))
     assert table["hints"], "the skeleton fails CHECKED: there are hints"
     tab = opened(browser, url, session)
     try:
@@ -414,55 +560,25 @@ def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
             tab.locator(".learner-hint").click()
             said = tab.locator(".learner-hint-text").text_content()
             assert said == "".join(part for part, _, _ in hint), f"hint {level}: {said}"
+        # A second Check: the hint of the first one goes; Hint gives one again.
+        record = tab.evaluate(f"JSON.parse(localStorage.getItem({json.dumps(RECORD)}))")
+        session.record("learn", {"chapter": CHECKED.name, "engine": engine}, told=told)
+        session.record("learn-table", {**asked, "record": record}, returns=json.dumps(table))
+        assert tab.locator(".learner-hint-text").is_visible()
+        tab.locator(".learner-check").click()
+        tab.wait_for_selector(".learner[data-checked='2']", state="attached")
+        assert tab.locator(".learner-hint-text").is_hidden(), "the last Check's hint is left"
+        assert tab.locator(".learner-hint").is_enabled()
+        # Reset asks first: refused, the learner's engine stays; agreed, the skeleton is back.
+        editor = tab.locator(".learner-editor textarea")
+        tab.locator(".learner-editor").hover()  # the reader reaches for it: the editor is made
+        editor.fill("class Value: pass\n")
+        tab.once("dialog", lambda dialog: dialog.dismiss())
+        tab.locator(".learner-reset").click()
+        assert editor.input_value() == "class Value: pass\n"
+        tab.once("dialog", lambda dialog: dialog.accept())
+        tab.locator(".learner-reset").click()
+        assert editor.input_value() == engine
         assert not tab.watch.problems, tab.watch.problems
     finally:
         tab.context.close()
-
-
-# An equation as wide as ``width`` ems of its own size, in a 500 px column: page.js with the
-# site's math.css sets it smaller (--fit) when it comes within 2 % of the column or past it,
-# down to 80 %; wider still, it scrolls, marked as such.
-EQUATION = (
-    '<div class="arithmatex" id="{id}"><math display="block">'
-    '<mspace width="{width}em" height="1em"></mspace></math></div>'
-)
-FITTED = """() => [...document.querySelectorAll("div.arithmatex")].map((box) => ({
-  fit: box.style.getPropertyValue("--fit") || null, scrolls: box.dataset.scrolls ?? null,
-  overflows: box.scrollWidth > box.clientWidth + 1, column: box.clientWidth,
-}))"""
-
-
-def test_an_equation_near_or_a_little_past_the_column_is_set_smaller_not_scrolled(browser, served):
-    folder, url = served
-    page = folder / "math"
-    page.mkdir()
-    shutil.copyfile(ASSETS / "page" / "page.js", page / "page.js")
-    shutil.copyfile(ROOT / "docs" / "stylesheets" / "math.css", page / "math.css")
-    em = 20  # the display math's size: 1.25 x 16 px
-    widths = {"narrower": 0.9, "just-narrower": 0.99, "a-little-wider": 1.1, "far-wider": 1.5}
-    equations = "".join(
-        EQUATION.format(id=name, width=share * 500 / em) for name, share in widths.items()
-    )
-    (page / "page.html").write_text(
-        "<!doctype html><html lang=en><head><meta charset=utf-8><title>math</title>"
-        '<link rel="stylesheet" href="math.css"><style>body { margin: 0; font-size: 16px; }'
-        "article { width: 500px; } math { font-family: serif; }</style></head>"
-        f'<body><article class="md-typeset">{equations}</article>'
-        '<script src="page.js"></script></body></html>',
-        encoding="utf-8",
-    )
-    tab = open_tab(browser, f"{url}/math/page.html")
-    try:
-        tab.wait_for_load_state("load")
-        tab.evaluate("document.fonts.ready.then(() => new Promise(requestAnimationFrame))")
-        shown = dict(zip(widths, tab.evaluate(FITTED)))
-    finally:
-        tab.context.close()
-    assert all(s["column"] == 500 for s in shown.values()), shown
-    assert shown["narrower"]["fit"] is None and not shown["narrower"]["overflows"], shown
-    for name in ("just-narrower", "a-little-wider"):
-        fit = float(shown[name]["fit"] or 1)
-        assert fit < 1, f"the {name} equation is not set smaller: {shown[name]}"
-        assert not shown[name]["overflows"] and shown[name]["scrolls"] is None, shown[name]
-    assert shown["far-wider"]["fit"] == "0.800" and shown["far-wider"]["overflows"], shown
-    assert shown["far-wider"]["scrolls"] == "yes", shown["far-wider"]

@@ -16,14 +16,14 @@ from tools.page.bridge import after_restore
 from tools.site import runtime
 
 WORKER = ROOT / "docs" / runtime.WORKER_JS
-NOTEBOOK = ROOT / "docs" / "assets" / "notebook" / "notebook.js"
+PYTHON_JS = ROOT / "docs" / "assets" / "notebook" / "python.js"  # the page's side of the start
 
 
 def test_every_phase_the_worker_names_has_its_words_and_no_other():
     named = set(re.findall(r'loading\("(\w+)"\)', WORKER.read_text(encoding="utf-8")))
     named |= set(re.findall(r'counted\([^;]*?"(\w+)",\s*\)', WORKER.read_text(encoding="utf-8")))
-    named |= set(re.findall(r'phase\("(\w+)"', NOTEBOOK.read_text(encoding="utf-8")))
-    named |= set(re.findall(r'this\.show\("(\w+)"\)', NOTEBOOK.read_text(encoding="utf-8")))
+    named |= set(re.findall(r'phase\("(\w+)"', PYTHON_JS.read_text(encoding="utf-8")))
+    named |= set(re.findall(r'this\.show\("(\w+)"\)', PYTHON_JS.read_text(encoding="utf-8")))
     assert named == set(runtime.START_PHASES), named ^ set(runtime.START_PHASES)
 
 

@@ -70,6 +70,8 @@ def test_the_chapter_keeps_a_placeholder_for_readers_elsewhere():
 def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     tab = open_page(f"{site_url}/{PAGE.removesuffix('.md')}.html")
     tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+    boxes = [".learner-caption", ".learner-table", ".learner-hint-text"]  # none before a Check
+    assert [tab.locator(box).bounding_box() for box in boxes] == [None] * 3
     # The skeleton shows as text; a click in it makes it the editor (loaded then), focused.
     assert tab.locator(".learner-code").text_content() == skeleton()
     tab.click(".learner-code")

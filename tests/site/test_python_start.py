@@ -1,6 +1,10 @@
 """Python's start fails safe: a kept start (a memory snapshot, docs/assets/notebook/worker.js)
 that cannot be used is dropped without an error, Python starts the plain way, and the page
-says so once; storage refused, full or missing costs nothing but the kept start.
+says so once; storage refused, full or missing costs nothing but the kept start. A start
+that cannot end never hangs: a runtime file missing from the site (the built site copied,
+one file taken away at a time) is named with its HTTP status on the fence, Run stays
+usable and the next Run starts again; a start with no word from its worker for the time
+tools/site/runtime.py states (START_STALL) fails at one second past it, not at it.
 
 The page's own decisions are tested without Python: the worker's script is replaced by one
 that answers the page's start message with what it was handed (``handed``). One test starts
@@ -9,21 +13,37 @@ Python for real, with a snapshot only Pyodide can refuse.
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tests.helpers.browser import (
+    RUN_TIMEOUT,
     STATUSES_SEEN,
     WORKER,
     assert_clean,
     chapter_page,
+    failure,
     how_python_started,
     kept_start,
     open_tab,
+    python_never_comes,
     run,
     states,
 )
+from tests.helpers.drive import bar, serve
 from tests.helpers.site import PAGES, url_path
-from tools.site.runtime import AFRESH_BECAUSE, SNAPSHOT_LIMIT, START_AFRESH
+from tools.site.runtime import (
+    AFRESH_BECAUSE,
+    RUNTIME_DIR,
+    RUNTIME_FILES,
+    SNAPSHOT_LIMIT,
+    START_AFRESH,
+    START_PHASES,
+    START_STALL,
+    START_STALLED,
+    START_WAITING,
+)
 
 pytestmark = pytest.mark.usefixtures("runtime")
 
@@ -134,3 +154,80 @@ def test_a_snapshot_pyodide_refuses_is_dropped_and_python_starts_afresh(open_pag
     kept = kept_start(tab)
     assert kept is not None and kept["key"] == key and kept["size"] > 1 << 20, kept
     assert_clean(tab, "a snapshot Pyodide refused")
+
+
+@pytest.fixture(scope="module")
+def site_copy(built_site, tmp_path_factory):
+    """The built site, copied to take files away from, and served: (folder, url)."""
+    folder = tmp_path_factory.mktemp("copy") / "site"
+    shutil.copytree(built_site, folder)
+    with serve(folder) as url:
+        yield folder, url
+
+
+# What the toolbar's and the fences' buttons are: [class, disabled] of each shown.
+BUTTONS = """() => [...document.querySelectorAll('.notebook-tools button, .notebook-bar button')]
+  .filter((b) => !b.hidden).map((b) => [b.className, b.disabled])"""
+
+
+def could_not_start(tab, line: int, why: str) -> None:
+    """The fence at ``line`` says the start failed, and why; every button is usable."""
+    assert states(tab)[line] == "broken", states(tab)
+    said = f"Python could not start: {why}. The next Run tries again."
+    assert failure(tab, line) == said, failure(tab, line)
+    assert bar(tab, line).locator(".notebook-status").text_content() == "Python could not run"
+    assert not any(disabled for _, disabled in tab.evaluate(BUTTONS)), tab.evaluate(BUTTONS)
+
+
+@pytest.mark.parametrize("name", RUNTIME_FILES)
+def test_a_runtime_file_missing_is_named_with_its_status_and_the_next_run_starts_again(
+    open_page, site_copy, name
+):
+    folder, url = site_copy
+    missing, aside = folder / RUNTIME_DIR / name, folder / "aside"
+    missing.rename(aside)
+    try:
+        _, tab = chapter_page(open_page, url, "03-")
+        first = min(states(tab))
+        run(tab, first)
+        could_not_start(tab, first, f"{RUNTIME_DIR}/{name}: HTTP 404")
+        # What the console has: the file's 404, and what Pyodide's own scripts say of it.
+        pyodide = f"/{RUNTIME_DIR}/pyodide."  # pyodide.js, pyodide.asm.mjs
+        others = [p for p in tab.watch.problems if name not in p and pyodide not in p]
+        assert not others, others
+    finally:
+        aside.rename(missing)
+    if name == "pyodide.asm.wasm":  # the one issue 46 found hanging: now there, it starts
+        run(tab, first)
+        assert states(tab)[first] == "ran", failure(tab, first)
+
+
+def test_the_starts_words_go_forward_count_each_phase_and_fail_one_second_past_the_limit(
+    open_page, site_url
+):
+    _, tab = chapter_page(open_page, site_url, "03-")
+    python_never_comes(tab)  # the worker's script is empty: what it says, the test says
+    tab.clock.install(time=0)
+    tab.clock.pause_at(1000)  # the page's time moves only when the test says
+    first = min(states(tab))
+    status = bar(tab, first).locator(".notebook-status")
+    bar(tab, first).locator(".notebook-run").click()
+    tab.wait_for_selector(f'.notebook-bar[data-line="{first}"][data-state=loading]')
+    tab.clock.run_for(2500)
+    assert status.text_content() == START_WAITING.format(phase=START_PHASES["begin"], seconds=2)
+    phases = list(START_PHASES)
+    assert phases.index("download") < phases.index("restore")  # an earlier phase comes late
+    for phase in ("restore", "download"):
+        tab.evaluate(
+            f"bookPython.receive({{kind: 'loading', phase: '{phase}', received: 1, expected: 2}})"
+        )
+        assert status.text_content() == START_PHASES["restore"] + "…", status.text_content()
+    tab.clock.run_for(1000)  # the restore's own first second, not the start's fourth
+    assert status.text_content() == START_WAITING.format(phase=START_PHASES["restore"], seconds=1)
+    tab.clock.run_for((START_STALL - 1) * 1000)  # at the limit: still starting
+    assert states(tab)[first] == "loading", failure(tab, first)
+    tab.clock.run_for(1000)  # one second past it
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
+    stalled = START_STALLED.format(seconds=START_STALL + 1, phase=START_PHASES["restore"])
+    could_not_start(tab, first, stalled)
+    assert_clean(tab, "a start that never said a word")

@@ -36,6 +36,7 @@ from tests.helpers.browser import (
 )
 from tests.helpers.drive import bar, code, serve
 from tests.helpers.site import PAGES
+from tools.chapter import Chapter
 from tools.site.page_data import page_fences
 
 DEEP = """\
@@ -220,6 +221,7 @@ def test_an_edit_reruns_only_its_fence_and_marks_the_ones_below_stale(open_page,
     tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
     assert printed(tab, second).endswith("run 1\n")
     assert set(states(tab).values()) == {"ran"}, states(tab)
+    tab.once("dialog", lambda dialog: dialog.accept())  # Reset all asks first
     tab.locator(".notebook-reset-all").click()
     assert editor_text(code(tab, second)) + "\n" == fence["code"]
     assert_clean(tab, page.name)
@@ -258,6 +260,11 @@ def test_stop_a_runaway_loop_on_a_phone_in_the_dark(open_page, site_url):
     assert_clean(tab, page.name)
 
 
+# Where an element is in its parent, and how tall the parent is.
+PLACED = """e => { const [r, p] = [e, e.parentElement].map((n) => n.getBoundingClientRect());
+  return [r.x - p.x, r.y - p.y, p.height]; }"""
+
+
 @pytest.mark.usefixtures("runtime")
 def test_tab_passes_through_an_editor_and_a_readers_edit_outlives_a_reload(open_page, site_url):
     page, tab = chapter_page(open_page, site_url, "01-")
@@ -271,11 +278,15 @@ def test_tab_passes_through_an_editor_and_a_readers_edit_outlives_a_reload(open_
     tab.wait_for_function("document.activeElement?.matches('.cm-content')")
     assert requests_for(tab, "editor.js") == 1
     book = editor_text(editor)
-    hint = block.locator(".notebook-hint")
+    hint = bar(tab, first).locator(".notebook-hint")  # in the Run bar: beside the code, not over it
     assert hint.is_visible() and hint.text_content().startswith("Tab moves on"), hint.text_content()
+    code_box, hint_box = block.bounding_box(), hint.bounding_box()
+    assert hint_box["y"] >= code_box["y"] + code_box["height"], (code_box, hint_box)
+    placed = hint.evaluate(PLACED)
 
     tab.keyboard.press("Tab")  # out, to the fence's Run button, editing nothing
     assert bar(tab, first).locator(".notebook-run").evaluate("b => b === document.activeElement")
+    assert not hint.is_visible() and hint.evaluate(PLACED) == placed  # hidden, its place kept
     tab.keyboard.press("Shift+Tab")  # and back
     assert tab.evaluate("document.activeElement.matches('.cm-content')")
     assert editor_text(editor) == book and bar(tab, first).get_attribute("data-edited") == "no"
@@ -297,6 +308,7 @@ def test_tab_passes_through_an_editor_and_a_readers_edit_outlives_a_reload(open_
     editor = bar(tab, first).locator("xpath=preceding-sibling::div[1]").locator(".cm-content")
     editor.wait_for()
     assert editor_text(editor) == edit
+    tab.once("dialog", lambda dialog: dialog.accept())  # Reset all asks first
     tab.locator(".notebook-reset-all").click()  # the book's code, and nothing kept
     assert editor_text(editor) == book and bar(tab, first).get_attribute("data-edited") == "no"
     loaded = requests_for(tab, "editor.js")  # once for the first load, once for the reload
@@ -351,5 +363,6 @@ def test_run_all_shows_progress_and_stops_restart_and_leaving_the_page_are_said(
     [next_page] = [p for p in PAGES if p.name.startswith("04-")]
     next_chapter_to(tab, next_page)  # leaving while the fence runs: the next page says so
     notice = tab.locator("article .notebook-notice")
-    assert notice.is_visible() and f"stopped the fence at line {first - 1}" in notice.text_content()
+    said = f"Leaving “{Chapter.read(page).title}” stopped the fence at line {first - 1},"
+    assert notice.is_visible() and said in notice.text_content(), notice.text_content()
     assert_clean(tab, next_page.name)

@@ -120,20 +120,22 @@ DISK_FILES = {
     VIZ.files["dist/viz.js"]: "text/javascript",
     LEARNER_BUNDLE: "application/zip",
 }
-# What the page says while Python starts, phase by phase (docs/assets/notebook/notebook.js
-# fills in the numbers; a phase that lasts over a second also shows its seconds, so that the
-# reader sees it move). The worker names the phase; these words are the page's one copy.
+# What the page says while Python starts, phase by phase, in the order they come (the
+# worker names the phase; docs/assets/notebook/python.js fills in the numbers, never goes
+# back to an earlier phase, and shows a phase's seconds once it has lasted one).
 START_PHASES = {
-    "begin": "loading Python",
-    "download": "loading Python: {received} of {expected} MB downloaded",
     "read": "loading Python from the book's folder: file {received} of {expected}",
     "unpack": "unpacking Python",
+    "begin": "loading Python",
+    "download": "loading Python: {received} of {expected} MB downloaded",
     "restore": "restoring Python as this browser kept it after its first start",
     "start": "starting Python (this takes a few seconds on a slow machine)",
     "engine": "loading the book's engine",
     "keep": "keeping this Python in the browser, so that the next start takes a second",
 }
 START_WAITING = "{phase}… {seconds} s"  # a phase that has lasted a second or more
+START_STALL = 120  # seconds without a word from the starting worker: the start has failed
+START_STALLED = "no progress for {seconds} s while {phase}"
 # Said once, on the fence that waits, when a kept Python could not be used ({why}).
 START_AFRESH = "The Python kept in this browser could not be used ({why}): Python started afresh."
 AFRESH_BECAUSE = {  # why, by what the page (build, large) or Pyodide (refused) found
@@ -154,7 +156,6 @@ SEARCH_FROM_DISK = (
     "Search works only when the site is served: {why}, so the site has no copy of the "
     f"{SHIM.name} shim that runs it from disk. Install npm and build again to add it."
 )
-
 
 # Marks each such reason in mkdocs's log (one line each): tools/publish.py says them again, last.
 LESSER = "lesser site: "
@@ -318,18 +319,20 @@ def worker_for_disk(site: Path) -> bytes:
     return worker.replace(PROTOCOL_IMPORT, protocol_js).encode("utf-8")
 
 
+def disk_files(learner: bool) -> list[dict]:
+    """Each of ``DISK_FILES`` (learner mode's bundle if ``learner``), as the page loads it."""
+    files = [p for p in DISK_FILES if learner or p != LEARNER_BUNDLE]  # path -> its copy
+    return [{"path": p, "script": disk_script(p), "type": DISK_FILES[p]} for p in files]
+
+
 def install_disk_copies(site: Path) -> list[dict]:
-    """Write the classic-script copy of each of ``DISK_FILES`` the site has; return what
-    the page needs to load them (``start_data``'s ``disk``)."""
-    written = []
-    for path, content_type in DISK_FILES.items():
-        if not (site / path).exists():
-            continue  # no learner mode in this build
+    """Write the classic-script copy of each of ``DISK_FILES`` the site has (learner mode's
+    bundle, if built); return what the page needs to load them (``start_data``'s ``disk``)."""
+    written = [file for file in disk_files(True) if (site / file["path"]).exists()]
+    for path, script in ((file["path"], site / file["script"]) for file in written):
         data = worker_for_disk(site) if path == WORKER_JS else (site / path).read_bytes()
-        script = site / disk_script(path)
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(disk_copy(path, data), encoding="ascii")
-        written.append({"path": path, "script": disk_script(path), "type": content_type})
     return written
 
 
@@ -346,17 +349,14 @@ def start_data(learner: bool, key: str) -> dict:
     """What a chapter page's scripts need to start Python (the page data #python-start):
     the words of each phase, the copies to load from disk (``learner``: the site has
     learner mode, and so its bundle), and which kept starts it can use (``start_key``)."""
-    disk = [
-        {"path": path, "script": disk_script(path), "type": content_type}
-        for path, content_type in DISK_FILES.items()
-        if learner or path != LEARNER_BUNDLE
-    ]
     return {
-        "phases": START_PHASES,
+        "phases": list(START_PHASES.items()),  # in order: page data sorts an object's keys
         "waiting": START_WAITING,
+        "stall": START_STALL,
+        "stalled": START_STALLED,
         "afresh": START_AFRESH,
         "because": AFRESH_BECAUSE,
-        "disk": disk,
+        "disk": disk_files(learner),
         "key": key,
         "limit": SNAPSHOT_LIMIT,
     }

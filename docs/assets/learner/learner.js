@@ -32,17 +32,13 @@
   // docs/assets/page/page.js, which may load after this script (it sits in the content)
   const element = (...args) => bookPage.element(...args);
 
-  function button(className, label, title) {
-    const node = element("button", "notebook-button " + className, label);
-    node.type = "button";
-    node.title = title;
-    return node;
-  }
+  const button = (...args) => bookPage.button(...args);
 
-  // The line of an error that says what went wrong: a Python traceback's last one.
+  // The line of an error that says what went wrong (a Python traceback's last one), without
+  // its full stop: a sentence that quotes it ends in its own.
   function gist(error) {
     const lines = String(error).trim().split("\n").filter((line) => line.trim() && !/^\s+at /.test(line));
-    return lines[0].startsWith("PythonError") ? lines[lines.length - 1] : lines[0];
+    return (lines[0].startsWith("PythonError") ? lines[lines.length - 1] : lines[0]).replace(/\.+$/, "");
   }
 
   function load(key) {
@@ -385,7 +381,7 @@
         keep(TABLE, JSON.stringify({ table, engine, chapter: wanted ? which : "", fix, hints, next }));
         this.caption.textContent = caption;
       } catch (error) {
-        this.say(`The check could not finish: ${error.message || error}. Check again to start afresh.`);
+        this.say(`The check could not finish: ${gist(error.message || error)}. Check again to start afresh.`);
         this.python.end("learner mode's check could not finish");
       } finally {
         this.busy(false);

@@ -71,16 +71,32 @@ let book = null; // the chapter's Notebook (tools/page/run.py)
 let drawing = null; // a promise of {live, draw}: tools.page.live and Graphviz, once asked for
 let disk = null; // from disk: the files' bytes by path from the site's root (see fromDisk)
 
-async function fetched(name) {
-  const response = await fetch(here(name));
-  if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
-  return response;
+const fetched = (name) => fetch(here(name)); // through guarded(): never a failed response
+
+// A file of the site that cannot be had is an error that names it and its HTTP status,
+// said to the page at once while Python starts (started() has not been): Pyodide may wait
+// for ever on a file it could not fetch (a missing pyodide.asm.wasm leaves it hanging).
+function guarded(fetchNow) {
+  return async (...args) => {
+    const response = await fetchNow(...args);
+    if (response.ok) return response;
+    const error = new Error(`${response.url.replace(site, "")}: HTTP ${response.status}`);
+    failed(error);
+    throw error;
+  };
 }
 
-// A module of the site: imported from its URL, or from disk from a blob: URL of its bytes.
+let starting = true; // until the start is over: ready, or failed (said once)
+function failed(error) {
+  if (starting) postMessage({ kind: "broken", error: String((error && error.stack) || error) });
+  starting = false;
+}
+
+// A module of the site: imported from its URL (one that does not load is fetched, so that
+// the error names it and its status), or from disk from a blob: URL of its bytes.
 function imported(name) {
   const url = here(name);
-  if (disk === null) return import(url);
+  if (disk === null) return import(url).catch((error) => fetch(url).then(() => Promise.reject(error)));
   const { bytes, type } = disk[url.slice(site.length)];
   return import(URL.createObjectURL(new Blob([bytes], { type })));
 }
@@ -171,11 +187,8 @@ async function load({ kept, keep, key, limit }) {
   engine = await (await fetched("engine.json")).text();
   await imported("../pyodide/pyodide.js"); // defines globalThis.loadPyodide
   const indexURL = here("../pyodide/");
-  const options = { indexURL };
-  if (disk !== null) {
-    options.createPyodideModule = (await imported("../pyodide/pyodide.asm.mjs")).default;
-    options.lockFileContents = await (await fetched("../pyodide/pyodide-lock.json")).json();
-  }
+  const options = { indexURL, createPyodideModule: (await imported("../pyodide/pyodide.asm.mjs")).default };
+  if (disk !== null) options.lockFileContents = await (await fetched("../pyodide/pyodide-lock.json")).json();
   const { pyodide: python, restored } = await pyodide(options, kept, keep);
   limitStack(python);
   loading("engine");
@@ -251,13 +264,13 @@ function begin(message) {
   }
   site = message.site;
   if (message.disk !== null) fromDisk(message.disk);
-  return load(message).then(
-    (loaded) => {
-      python = loaded.python;
-      postMessage({ kind: "ready", restored: loaded.restored });
-    },
-    (error) => postMessage({ kind: "broken", error: String((error && error.stack) || error) }),
-  );
+  globalThis.fetch = guarded(globalThis.fetch);
+  return load(message).then((loaded) => {
+    if (!starting) return; // failed already: a file could not be had
+    starting = false;
+    python = loaded.python;
+    postMessage({ kind: "ready", restored: loaded.restored });
+  }, failed);
 }
 
 async function handle(message) {
@@ -339,8 +352,7 @@ let learner = null; // tools.learn.in_page, in the page's Python
 
 const LEARNER = {
   "learn-load": async ({ bundle }) => {
-    const response = await fetch(bundle); // from disk, answered by fromDisk
-    if (!response.ok) throw new Error(`${bundle}: HTTP ${response.status}`);
+    const response = await fetch(bundle); // from disk, answered by fromDisk; else guarded()
     // Beside the page's own Python (page.zip), as in the repository: one package `tools`.
     const folder = python.FS.cwd();
     python.unpackArchive(await response.arrayBuffer(), "zip", { extractDir: folder });

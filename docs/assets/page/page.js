@@ -31,6 +31,21 @@
       return node;
     },
 
+    // A button of the page's code bars: button("notebook-run", "▶ Run", "what it does").
+    button(className, label, title) {
+      const node = bookPage.element("button", "notebook-button " + className, label);
+      node.type = "button";
+      node.title = title;
+      return node;
+    },
+
+    // The load of a <script> or <link> put in the page, as a promise.
+    loaded: (node) =>
+      new Promise((resolve, reject) => {
+        node.addEventListener("load", () => resolve(), { once: true });
+        node.addEventListener("error", () => reject(new Error(`${node.src || node.href} did not load`)), { once: true });
+      }),
+
     // Text in which `backticks` mark code, as an element: the backticked parts set as <code>.
     withCode(className, text) {
       const node = bookPage.element("span", className);
