@@ -298,7 +298,7 @@ def test_a_curve_is_a_formula_in_x_and_nothing_else():
     opened()
     huge = {**lab.BOOK, "dataset": "curve", "curve": "9**9**9 + x"}  # floats: fails at once
     refused = ask("draw", settings=huge)["refused"]
-    assert refused.startswith("`the data set curve (200 points, noise 0.1)` failed: OverflowError")
+    assert refused.startswith("`the data set curve (curve y = 9**9**9 + x)` failed: OverflowError")
     assert ask("draw")["frame"]["settings"]["dataset"] == "moons"  # the lab as it was
     curved = ask("draw", settings={**lab.BOOK, "dataset": "curve", "curve": "x*x"})["frame"]
     assert "curve=x%2Ax" in curved["address"]

@@ -35,7 +35,6 @@ from . import lab_data
 from .bridge import chunks
 from .kernel import ENGINE, engine_module
 from .lab_apart import ApartError, record, stage
-from .lab_data import curve
 from .lab_draw import (  # noqa: F401 (float_layers, score, grid_scores: the tests' too)
     active_counts,
     boundary_svg,
@@ -215,23 +214,15 @@ class Lab:
         if chosen.data == settings({}).data:
             x_train, y_train, x_held, y_held = self.book_data
         else:
-            n, noise = chosen.points, chosen.noise
-            call = f"make_moons({n}, {noise}, {DATA_SEED})"
-            if chosen.dataset != "moons":
-                call = f"the data set {chosen.dataset} ({n} points, noise {noise})"
+            n, noise, moons = chosen.points, chosen.noise, chosen.dataset == "moons"
+            make = self.ns["make_moons"] if moons else lab_data.maker(chosen.dataset, chosen.curve)
             try:
-                if chosen.dataset == "moons":
-                    xs, ys = self.ns["make_moons"](n, noise, DATA_SEED)
-                else:
-                    xs, ys = lab_data.make(chosen.dataset, n, noise, DATA_SEED, curve(chosen.curve))
+                xs, ys = make(n, noise, DATA_SEED)
             except Exception as error:
+                what = f"make_moons({n}, {noise}, {DATA_SEED})" if moons else f"the {make.__name__}"
+                fix = "fix the fence that defines it" if moons else "change the curve"
                 raise LabError(
-                    f"`{call}` failed: {type(error).__name__}: {error}. "
-                    + (
-                        "Fix the fence that defines it."
-                        if chosen.dataset == "moons"
-                        else "Change the curve, or choose another data set."
-                    )
+                    f"`{what}` failed: {type(error).__name__}: {error}; {fix}."
                 ) from None
             half = chosen.points // 2
             x_train, y_train, x_held, y_held = xs[:half], ys[:half], xs[half:], ys[half:]

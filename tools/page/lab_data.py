@@ -51,6 +51,14 @@ def curve(text: str):
     return lambda x: float(eval(code, {"__builtins__": {}, **FUNCTIONS}, {"x": x}))
 
 
+def maker(name: str, formula: str):
+    """The data set ``name`` as ``make_moons`` is called: (n, noise, seed) -> points, labels."""
+    f = curve(formula) if name == "curve" else None
+    made = lambda n, noise, seed: make(name, n, noise, seed, f)  # noqa: E731
+    made.__name__ = f"data set {name} (curve y = {formula})" if f else f"data set {name}"
+    return made
+
+
 def make(name: str, n: int, noise: float, seed: int, f=None) -> tuple[list, list]:
     """``n`` points of the data set ``name`` and their labels, shuffled."""
     rng = random.Random(seed)
