@@ -178,7 +178,7 @@ CATALOGUE = [
         "        self.grad = 1.0\n        for node in reversed(order):\n",
         "        for node in order:\n            node.grad = 0.0\n"
         "        self.grad = 1.0\n        for node in reversed(order):\n",
-        V3, "3. Spent intermediates, live leaves"),
+        V3, "3. A second graph over a spent one"),
     Bug("check_sequence", "lets a dict through: its keys become the inputs",
         '    if hasattr(items, "keys") or not hasattr(items, "__getitem__"):',
         '    if not hasattr(items, "__getitem__"):',

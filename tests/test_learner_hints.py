@@ -6,6 +6,7 @@ that exists; asked for again and again, they go from the section to the rule to 
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 
@@ -132,6 +133,89 @@ def test_each_hint_names_every_refusal_its_function_makes():
         wanted = raised[name].union(*(raised[c] for c in calls if c != name))
         missing = sorted(e for e in wanted if f"`{e}`" not in h.text)
         assert not missing, f"{h.path.name}:{h.line}: the hint for {name} leaves out {missing}"
+
+
+# Each refusal of each function (a piece of its raise, or a helper it calls to refuse) and
+# what its hint must say of it. A refusal added to the engine fails the test until its
+# function's hint names it, and a line here says where.
+REFUSED = {
+    "Value.__init__": {
+        "finite number": "`nan` or an infinity",
+        "real number": "not a real number",
+        "too large for a float": "when operands made it",
+    },
+    "Value._backward": {"USED_GRAPH": "A spent node"},
+    "Value.backward": {"USED_GRAPH": "before changing anything"},
+    "Value.__pow__": {
+        "constant int or float": "a `bool` or a `Value`",
+        "must be a finite number": "not finite",
+        "negative base": "a negative base",
+        "zero to a negative power": "zero to a negative power",
+        "the slope at 0 is infinite": "between 0 and 1",
+        "{n} is too large": "a result",
+        "its slope is too large": "a slope too large",
+    },
+    "Value.__truediv__": {"division by zero": "divisor of zero", "slope": "slope too large"},
+    "Value.exp": {"too large": "a result too large"},
+    "Value.log": {"positive input": "0 or less", "its slope": "too large for a float"},
+    "check_sequence": {"a sequence such as a list": "a mapping"},
+    "dot": {
+        "check_sequence(": "`check_sequence`",
+        "expected": "different counts",
+        "weights must be Values": "a weight that is not a `Value`",
+        "numbers or Values": "a `bool` is not a number",
+        "finite numbers": "not finite",
+    },
+    "check_size": {"not {type(n)": "another type", "not {n}": "below 1"},
+    "check_activation": {"must be one of": "a key of `ACTIVATIONS`"},
+    "Neuron.__init__": {
+        "check_size(": "as those two checks say",
+        "check_activation(": "as those two checks say",
+        "rng must be": "cannot draw uniformly",
+    },
+    "Layer.__init__": {"check_size(": "as `check_size` does"},
+    "MLP.__init__": {
+        "list of layer sizes": "not a list or tuple",
+        "at least one layer size": "an empty list",
+        "check_size(": "each size",
+        "check_activation(": "both activations",
+    },
+    "softmax_ce": {
+        "check_sequence(": "`check_sequence`",
+        "at least one logit": "no logits",
+        "class index": "not an `int`",
+        "out of range": "outside the logits",
+    },
+    "graph_dot": {"under a Value": "not a `Value`"},
+}
+
+
+def test_every_function_of_the_skeleton_has_a_hint_naming_each_refusal_its_checks_require():
+    definitions, hints = book_definitions(), book_hints()
+    assert set(definitions) <= set(hints), sorted(set(definitions) - set(hints))
+    helpers = {name for name in definitions if name.startswith("check_")}
+    for name, definition in definitions.items():
+        tree = ast.parse(definition.source)
+        refusals = [
+            ast.unparse(node.exc)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+        ]
+        refusals += [
+            f"{node.func.id}("
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") in helpers - {name}
+        ]
+        said, h = REFUSED.get(name, {}), hints[name]
+        for refusal in refusals:
+            pieces = [piece for piece in said if piece in refusal]
+            assert len(pieces) == 1, f"{name}: give {refusal!r} one line in REFUSED"
+            assert said[pieces[0]] in plain(h), (
+                f"{h.path.name}:{h.line}: the hint for {name} does not name the refusal "
+                f"{refusal!r} (as {said[pieces[0]]!r})"
+            )
+        unused = [piece for piece in said if not any(piece in r for r in refusals)]
+        assert not unused, f"{name}: REFUSED names refusals it no longer makes: {unused}"
 
 
 def test_a_function_whose_mistakes_are_told_apart_shows_no_other_mistake_s_example():

@@ -205,7 +205,13 @@ class Kernel:
             return
         compiled = compile("\n" * (line - 1) + code, self.chapter, "exec", dont_inherit=True)
         with installed(self.module), contextlib.redirect_stdout(printed):
-            exec(compiled, self.namespace)
+            try:
+                exec(compiled, self.namespace)
+            except ImportError as error:  # says the file lacks it; the book is not there yet
+                if self.fixed or error.name != ENGINE or "cannot import name" not in str(error):
+                    raise
+                said = f"{str(error).split(' (')[0]}: not yet defined at this place in the book"
+                raise ImportError(said, name=ENGINE).with_traceback(error.__traceback__) from None
 
     def _grow(self, chunk: Chunk) -> None:
         """Put ``chunk`` in its place among the chapter's engine chunks and build the engine
