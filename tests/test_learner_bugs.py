@@ -174,6 +174,9 @@ CATALOGUE = [
     Bug("Value.backward", "never spends the graph (pytest.raises sees nothing raised)",
         "                node._local = None  # spent: this graph cannot be run backward again\n",
         "", V2, "What backward() leaves behind"),
+    Bug("Value.backward", "refuses a spent graph only at its root, after pushing",
+        "        if any(node._local is None for node in order):\n",
+        "        if self._local is None:\n", V2, "What backward() leaves behind"),
     Bug("Value.backward", "zeroes every gradient first (chapter 3: a leaf used twice)",
         "        self.grad = 1.0\n        for node in reversed(order):\n",
         "        for node in order:\n            node.grad = 0.0\n"
@@ -204,6 +207,9 @@ CATALOGUE = [
     Bug("Neuron.parameters", "leaves out the bias",
         "        return [*self.w, self.b]\n", "        return [*self.w]\n",
         NN, "Neuron, Layer, MLP"),
+    Bug("Neuron.parameters", "the bias first",
+        "        return [*self.w, self.b]\n", "        return [self.b, *self.w]\n",
+        NN, "Neuron, Layer, MLP"),
     Bug("Layer.__init__", "one neuron per input, not per output",
         "        self.neurons = [Neuron(nin, rng, activation) for _ in range(nout)]\n",
         "        self.neurons = [Neuron(nin, rng, activation) for _ in range(nin)]\n",
@@ -226,6 +232,10 @@ CATALOGUE = [
         "        return [p for layer in self.layers for p in layer.parameters()]\n",
         "        return [p for layer in self.layers[-1:] for p in layer.parameters()]\n",
         NN, "Neuron, Layer, MLP"),
+    Bug("MLP.parameters", "the layers last to first",
+        "        return [p for layer in self.layers for p in layer.parameters()]\n",
+        "        return [p for layer in self.layers[::-1] for p in layer.parameters()]\n",
+        NN, "Neuron, Layer, MLP"),
     Bug("softmax_ce", "the shift subtracted from one logit only",
         "    return sum((v - m).exp() for v in logits).log() - (logits[target] - m)\n",
         "    return sum((v - m).exp() for v in logits).log() - logits[target]\n",
@@ -244,6 +254,7 @@ QUICK = {  # a few run in `dev.py check` too
     "Value.__mul__: the two local derivatives swapped",
     "Value.backward: pushes by assigning, = for +=, in its own loop",
     "Value.backward: never spends the graph (pytest.raises sees nothing raised)",
+    "Value.backward: refuses a spent graph only at its root, after pushing",
 }
 
 

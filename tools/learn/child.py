@@ -145,7 +145,10 @@ def _run_child(
             else:
                 child.kill()
             child.wait()
-            return f"timed out after {timeout:g} s: an endless loop? (--timeout changes the limit)"
+            more = f"--timeout {2 * timeout:g}"
+            return (
+                f"timed out after {timeout:g} s: the chapter did not finish; give it longer: {more}"
+            )
     if code == 0:
         return None
     tail = errors.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]

@@ -26,13 +26,17 @@ REGEX_MISMATCH = "Regex pattern did not match"
 
 
 def _reprs(line: str, classes: frozenset[str]) -> list[tuple[int, int]]:
-    """Spans of ``Name(...)`` in ``line`` for each name in ``classes``, parentheses balanced."""
+    """Spans of ``Name(...)`` or ``<Name ...>`` (``<module.Name ...>`` too) in ``line`` for
+    each name in ``classes``, brackets balanced: any repr that shows the numbers."""
     spans, at = [], 0
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(classes))) + r")\(")
+    names = "|".join(map(re.escape, sorted(classes)))
+    pattern = re.compile(rf"<(?:\w+\.)*(?:{names})\b|\b(?:{names})\(")
     while classes and (found := pattern.search(line, at)):
         depth, end = 0, None
-        for k in range(found.end() - 1, len(line)):
-            depth += {"(": 1, ")": -1}.get(line[k], 0)
+        start = found.start() if found[0][0] == "<" else found.end() - 1
+        pair = {"<": 1, ">": -1} if found[0][0] == "<" else {"(": 1, ")": -1}
+        for k in range(start, len(line)):
+            depth += pair.get(line[k], 0)
             if depth == 0:
                 end = k + 1
                 break
