@@ -22,7 +22,7 @@ CEILINGS = {
     "tools/": 10_900,
     "the page's scripts": 2_950,
     "the stylesheets": 1_100,
-    "tests/": 13_700,
+    "tests/": 15_000,  # raised 5 December for the coach's diagnosis table (issue 47)
     "benchmarks/": 1_550,
 }
 

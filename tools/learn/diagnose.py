@@ -9,6 +9,7 @@ import json
 import sys
 import traceback
 import types
+from itertools import zip_longest
 from pathlib import Path
 
 from tools.learn.compare import compared
@@ -16,7 +17,7 @@ from tools.learn.counted import names_used
 from tools.learn.mistakes import book_engine, seen
 from tools.learn.places import Definition, book_definitions
 from tools.learn.wording import worded_otherwise
-from tools.notebook import Notebook
+from tools.notebook import Notebook, OutputMismatchError
 from tools.page.kernel import describe
 
 
@@ -316,6 +317,12 @@ def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> dict:
         rows = compared(chapter, cells, cells[-1], place[1], replay.book.namespace, replay.error)
         if rows:
             found["compared"] = rows
+    elif isinstance(replay.error, OutputMismatchError):  # the lines that differ are the example
+        diff = describe(replay.error).splitlines()
+        book, yours = ([d[1:] for d in diff if d[:1] == c and d[:3] != c * 3] for c in "-+")
+        found["compared"] = [
+            ["", f"prints {y}", b] for b, y in zip_longest(book, yours, fillvalue="")
+        ]
     return found
 
 

@@ -264,7 +264,7 @@ def read_next(result: ChapterResult) -> list[str]:
     elif definition is not None:
         out.append(f"The check that failed: {place}.")
     out += _cut(failure.message.splitlines())
-    out += compared_lines(failure.compared)
+    out += compared_lines(failure.compared) if failure.kind != "OutputMismatchError" else []
     if failure.printed:
         out += ["The check printed, before it failed:", *_cut(failure.printed.splitlines())]
     return out
