@@ -12,13 +12,16 @@ checking), and the check that catches it: the section holding the first failing 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pytest
 
+from tests.test_learner_score import reworded
 from tools import DOCS, ROOT, relative
 from tools.chapter import Chapter
 from tools.learn.child import check
+from tools.learn.diagnose import _Replay, _with_the_books, needed
 from tools.learn.hints import LEVELS, hint
 from tools.learn.mistakes import MISTAKES, mistake, seen
 from tools.learn.places import (
@@ -174,11 +177,14 @@ CATALOGUE = [
     Bug("Value.backward", "never spends the graph (pytest.raises sees nothing raised)",
         "                node._local = None  # spent: this graph cannot be run backward again\n",
         "", V2, "What backward() leaves behind"),
+    Bug("Value.backward", "refuses a spent graph only at its root, after pushing",
+        "        if any(node._local is None for node in order):\n",
+        "        if self._local is None:\n", V2, "What backward() leaves behind"),
     Bug("Value.backward", "zeroes every gradient first (chapter 3: a leaf used twice)",
         "        self.grad = 1.0\n        for node in reversed(order):\n",
         "        for node in order:\n            node.grad = 0.0\n"
         "        self.grad = 1.0\n        for node in reversed(order):\n",
-        V3, "3. Spent intermediates, live leaves"),
+        V3, "3. A second graph over a spent one"),
     Bug("check_sequence", "lets a dict through: its keys become the inputs",
         '    if hasattr(items, "keys") or not hasattr(items, "__getitem__"):',
         '    if not hasattr(items, "__getitem__"):',
@@ -204,6 +210,9 @@ CATALOGUE = [
     Bug("Neuron.parameters", "leaves out the bias",
         "        return [*self.w, self.b]\n", "        return [*self.w]\n",
         NN, "Neuron, Layer, MLP"),
+    Bug("Neuron.parameters", "the bias first",
+        "        return [*self.w, self.b]\n", "        return [self.b, *self.w]\n",
+        NN, "Neuron, Layer, MLP"),
     Bug("Layer.__init__", "one neuron per input, not per output",
         "        self.neurons = [Neuron(nin, rng, activation) for _ in range(nout)]\n",
         "        self.neurons = [Neuron(nin, rng, activation) for _ in range(nin)]\n",
@@ -226,6 +235,10 @@ CATALOGUE = [
         "        return [p for layer in self.layers for p in layer.parameters()]\n",
         "        return [p for layer in self.layers[-1:] for p in layer.parameters()]\n",
         NN, "Neuron, Layer, MLP"),
+    Bug("MLP.parameters", "the layers last to first",
+        "        return [p for layer in self.layers for p in layer.parameters()]\n",
+        "        return [p for layer in self.layers[::-1] for p in layer.parameters()]\n",
+        NN, "Neuron, Layer, MLP"),
     Bug("softmax_ce", "the shift subtracted from one logit only",
         "    return sum((v - m).exp() for v in logits).log() - (logits[target] - m)\n",
         "    return sum((v - m).exp() for v in logits).log() - logits[target]\n",
@@ -244,6 +257,7 @@ QUICK = {  # a few run in `dev.py check` too
     "Value.__mul__: the two local derivatives swapped",
     "Value.backward: pushes by assigning, = for +=, in its own loop",
     "Value.backward: never spends the graph (pytest.raises sees nothing raised)",
+    "Value.backward: refuses a spent graph only at its root, after pushing",
 }
 
 
@@ -358,3 +372,124 @@ def test_the_book_catches_the_mistake_and_names_the_function_and_section(bug, ru
         shown = f"A mistake in {bug.fix}, shown and caught: {bug.shown} (page '"
         assert read_next[1].startswith(shown), table
     assert relative(definition.chapter, ROOT).startswith("docs/")
+
+
+# The diagnosis table: every planted mistake above, and correct engines written in other
+# styles than the book's, through learner mode; recorded in RECORDED, which chapter 16
+# shows. `python3 tools/dev.py test tests/test_learner_bugs.py --update-outputs` measures
+# it again and writes it (then `... test docs/16-rebuild-it-yourself.md --update-outputs`).
+RECORDED = ROOT / "tests" / "diagnosis.json"
+PAIRS = """\
+        order, visited, stack = [], set(), [(self, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                order.append(node)
+            elif node not in visited:
+                visited.add(node)
+                stack.append((node, True))
+                stack.extend((o, False) for o in reversed(node._prev) if o not in visited)
+        return order
+"""
+BOOK_REPR = 'f"Value(data={self.data:.6g}, grad={self.grad:.6g})"'
+STYLES = {  # (old, new) pieces of the book's engine, or a function of its whole text
+    "error messages in other words, the repr unformatted": reworded,
+    "a repr in angle brackets": [(BOOK_REPR, 'f"<Value data={self.data} grad={self.grad}>"')],
+    "topo on a stack of (node, flag) pairs": [(TOPO_BODY, PAIRS)],
+    "reflected operations as methods, parameters by loops": [
+        (
+            "    __radd__ = __add__  # 2 + x is x + 2\n",
+            "    def __radd__(self, o):\n        return self + o\n",
+        ),
+        (
+            "    __rmul__ = __mul__  # 2 * x is x * 2\n",
+            "    def __rmul__(self, o):\n        return self * o\n",
+        ),
+        ("        return [*self.w, self.b]\n", "        return self.w + [self.b]\n"),
+        (
+            "        return [p for layer in self.layers for p in layer.parameters()]\n",
+            "        found = []\n        for layer in self.layers:\n"
+            "            found.extend(layer.parameters())\n        return found\n",
+        ),
+    ],
+    "a !r repr, backward's refusal as a loop": [
+        (BOOK_REPR, 'f"Value(data={self.data!r}, grad={self.grad!r})"'),
+        (
+            "        if any(node._local is None for node in order):\n            raise",
+            "        for node in order:\n"
+            "            if node._local is None:\n                raise",
+        ),
+    ],
+}
+
+
+def third_rung(failure) -> str:
+    """What the last hint gives for ``failure``: which kind of worked example, or the code."""
+    said = "\n".join(hint(failure.fix, LEVELS, seen=failure.seen, compared=failure.compared))
+    if failure.seen:
+        return f"worked example of the mistake seen: {failure.seen['mistake']}"
+    if "a worked example of your mistake" in said:
+        return "worked example from the failing check: input, both values, the rule"
+    return "the book's code"
+
+
+@pytest.mark.heavy  # the whole book once per correct engine, and every bug (shared with above)
+def test_the_diagnosis_table_holds_its_promise_and_is_the_one_chapter_16_shows(
+    runs, tmp_path_factory, request
+):
+    book = BOOK_ENGINE.read_text(encoding="utf-8")
+    mistakes = []
+    for bug in CATALOGUE:
+        results, _ = runs(bug)
+        failure = next((r.failure for r in results if r.failure), None)
+        named = failure.fix if failure else ""
+        if named and named != bug.fix:  # wrong, but is it what the evidence shows?
+            engine = tmp_path_factory.mktemp("named") / "micrograd.py"
+            engine.write_text(book.replace(bug.old, bug.new), encoding="utf-8")
+            chapter = next(r.chapter for r in results if r.failure)
+            cells = needed(chapter, failure.index)
+            fixed = _Replay(chapter, engine, cells, _with_the_books(book_definitions()[named]))
+            assert fixed.complete and fixed.error is None, (
+                f"{bug.id}: {named} named against the evidence"
+            )
+        mistakes.append(
+            {
+                "function": bug.fix,
+                "mistake": bug.name,
+                "caught": failure is not None,
+                "named": named,
+                "third rung": third_rung(failure) if named else "",
+            }
+        )
+    engines = []
+    for style, changes in STYLES.items():
+        text = changes(book) if callable(changes) else book
+        for old, new in [] if callable(changes) else changes:
+            assert text.count(old) == 1, f"{style}: the engine changed; update {old!r}"
+            text = text.replace(old, new)
+        engine = tmp_path_factory.mktemp("style") / "micrograd.py"
+        engine.write_text(text, encoding="utf-8")
+        results = check(engine)
+        alarms = [r.chapter.name for r in results if r.passed < r.checks]  # of the engine
+        worded = sum(len(r.worded) for r in results)
+        passed, total = sum(r.passed for r in results), sum(r.checks for r in results)
+        engines.append({"style": style, "passed": passed, "of": total, "false alarms": alarms})
+        if (
+            callable(changes) and not alarms
+        ):  # another test's promise, kept: the words are told apart
+            assert worded >= 20 and passed == total, (worded, passed, total)
+            assert "worded otherwise than the book" in progress_table(results, "x")
+    measured = {"planted mistakes": mistakes, "correct engines": engines}
+    text = json.dumps(measured, indent=1, ensure_ascii=False) + "\n"
+    if request.config.getoption("--update-outputs"):  # what was measured, promise kept or not
+        RECORDED.write_text(text, encoding="utf-8")
+    assert all(m["caught"] for m in mistakes), [m for m in mistakes if not m["caught"]]
+    right = sum(m["named"] == m["function"] for m in mistakes)
+    assert right >= 0.95 * len(mistakes), f"{right} of {len(mistakes)} named right"
+    assert len(engines) >= 5 and not [e for e in engines if e["false alarms"]], engines
+    recorded = RECORDED.read_text(encoding="utf-8") if RECORDED.exists() else ""
+    assert recorded == text, (
+        f"{relative(RECORDED, ROOT)} is not what learner mode measures now: run `python3 "
+        "tools/dev.py test tests/test_learner_bugs.py --update-outputs`, then the same with "
+        "docs/16-rebuild-it-yourself.md"
+    )

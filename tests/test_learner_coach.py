@@ -84,6 +84,34 @@ def test_a_repr_of_another_shape_costs_only_the_checks_that_print_one(tmp_path):
     assert result.passed == result.checks - len(printing)
 
 
+@pytest.mark.parametrize(
+    "shown",
+    [
+        'f"<Value data={self.data} grad={self.grad}>"',
+        'f"<micrograd.Value {self.data!r}, {self.grad!r}>"',
+    ],
+)
+def test_a_repr_in_angle_brackets_that_shows_data_and_grad_scores_full(tmp_path, shown):
+    engine = planted(tmp_path, ('f"Value(data={self.data:.6g}, grad={self.grad:.6g})"', shown))
+    result = check(engine, [VALUES], jobs=1)[0]
+    assert result.failure is None and result.passed == result.checks, result
+    assert result.worded, "the repr reads otherwise: said so"
+
+
+def test_with_two_functions_wrong_the_one_named_is_the_one_the_evidence_shows(tmp_path):
+    """A product that adds, and a push that assigns: the check fails on the product's value,
+    which is what the report shows, so the product is named, not the push."""
+    product = '(self.data * other.data, (self, other), (other.data, self.data), "*")'
+    engine = planted(
+        tmp_path,
+        (product, product.replace("self.data * other.data", "self.data + other.data")),
+        ("            operand.grad += local * grad\n", "            operand.grad = local * grad\n"),
+    )
+    result = check(engine, [VALUES], jobs=1)[0]
+    assert result.failure.fix == "Value.__mul__", result.failure
+    assert "(a * b).data" in str(result.failure.compared), result.failure.compared
+
+
 def test_learner_mode_leaves_out_what_only_the_book_s_engine_must_do():
     code = "a = 1\nif a:  " + BOOK_ONLY + "\n    assert a == 2\n    b = 3\nc = 4\n"
     assert for_a_learner(code) == "a = 1\npass\n\n\nc = 4\n"

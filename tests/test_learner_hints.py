@@ -6,6 +6,7 @@ that exists; asked for again and again, they go from the section to the rule to 
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 
@@ -92,11 +93,20 @@ def test_hints_go_from_the_section_to_the_rule_to_the_answer():
     unlinked = next(h for h in book_hints().values() if not h.links)
     for h in (worked, unlinked):
         first, second, third = (hint(h.name, level) for level in range(1, LEVELS + 1))
-        assert first[0].startswith(f"Hint 1 of {LEVELS} for {h.name}: read docs/"), first
+        assert first[0].startswith(f"Hint 1 for {h.name}: read docs/"), first
         assert "; compare " in first[0], first
-        assert second == [f"Hint 2 of {LEVELS} for {h.name}: {rule(h)}"]
-        assert third[0].startswith(f"Hint 3 of {LEVELS} for {h.name}: the "), third
-    assert "the worked example, docs/" in hint(worked.name, 3)[0]
+        assert second == [f"Hint 2 for {h.name}: {rule(h)}"]
+        assert third[0].startswith(f"Hint 3 for {h.name}: the "), third
+    assert shown_where(worked.name, None) not in "\n".join(hint(worked.name, 3))  # none seen
+    compared = (("x.grad", "2", "6"),)
+    example = hint(unlinked.name, 3, compared=compared)
+    assert example[0].endswith(
+        "the check that failed. What it gives with your engine, and with the book's:"
+    )
+    assert example[1:] == [
+        "  x.grad  yours: 2;  the book's: 6",
+        f"Why: your {unlinked.name.rpartition('.')[2]} breaks the rule: {rule(unlinked)}",
+    ]
     code = hint(unlinked.name, 3)
     assert "the book's own code" in code[0]
     assert "\n".join(code[1:]) + "\n" == book_definitions()[unlinked.name].source
@@ -108,9 +118,9 @@ def test_the_three_rungs_differ_for_every_function():
     for name in book_definitions():
         rungs = ["\n".join(hint(name, level)).split(": ", 1)[1] for level in (1, 2, 3)]
         assert len(set(rungs)) == 3, (name, rungs)
-        example = shown_where(name, None)  # no mistake seen: the hint's own example
+        example = shown_where(name, None)  # no mistake seen: the link is to another one
         if example is not None:
-            assert example not in rungs[1] and example in rungs[2], (name, rungs)
+            assert example not in rungs[1] and example not in rungs[2], (name, rungs)
     for h in book_hints().values():
         code = [span for span in re.findall(r"`([^`]+)`", rule(h)) if not NAME.fullmatch(span)]
         assert not code, f"{h.path.name}:{h.line}: the rule for {h.name} shows code {code}"
@@ -132,6 +142,89 @@ def test_each_hint_names_every_refusal_its_function_makes():
         wanted = raised[name].union(*(raised[c] for c in calls if c != name))
         missing = sorted(e for e in wanted if f"`{e}`" not in h.text)
         assert not missing, f"{h.path.name}:{h.line}: the hint for {name} leaves out {missing}"
+
+
+# Each refusal of each function (a piece of its raise, or a helper it calls to refuse) and
+# what its hint must say of it. A refusal added to the engine fails the test until its
+# function's hint names it, and a line here says where.
+REFUSED = {
+    "Value.__init__": {
+        "finite number": "`nan` or an infinity",
+        "real number": "not a real number",
+        "too large for a float": "when operands made it",
+    },
+    "Value._backward": {"USED_GRAPH": "A spent node"},
+    "Value.backward": {"USED_GRAPH": "before changing anything"},
+    "Value.__pow__": {
+        "constant int or float": "a `bool` or a `Value`",
+        "must be a finite number": "not finite",
+        "negative base": "a negative base",
+        "zero to a negative power": "zero to a negative power",
+        "the slope at 0 is infinite": "between 0 and 1",
+        "{n} is too large": "a result",
+        "its slope is too large": "a slope too large",
+    },
+    "Value.__truediv__": {"division by zero": "divisor of zero", "slope": "slope too large"},
+    "Value.exp": {"too large": "a result too large"},
+    "Value.log": {"positive input": "0 or less", "its slope": "too large for a float"},
+    "check_sequence": {"a sequence such as a list": "a mapping"},
+    "dot": {
+        "check_sequence(": "`check_sequence`",
+        "expected": "different counts",
+        "weights must be Values": "a weight that is not a `Value`",
+        "numbers or Values": "a `bool` is not a number",
+        "finite numbers": "not finite",
+    },
+    "check_size": {"not {type(n)": "another type", "not {n}": "below 1"},
+    "check_activation": {"must be one of": "a key of `ACTIVATIONS`"},
+    "Neuron.__init__": {
+        "check_size(": "as those two checks say",
+        "check_activation(": "as those two checks say",
+        "rng must be": "cannot draw uniformly",
+    },
+    "Layer.__init__": {"check_size(": "as `check_size` does"},
+    "MLP.__init__": {
+        "list of layer sizes": "not a list or tuple",
+        "at least one layer size": "an empty list",
+        "check_size(": "each size",
+        "check_activation(": "both activations",
+    },
+    "softmax_ce": {
+        "check_sequence(": "`check_sequence`",
+        "at least one logit": "no logits",
+        "class index": "not an `int`",
+        "out of range": "outside the logits",
+    },
+    "graph_dot": {"under a Value": "not a `Value`"},
+}
+
+
+def test_every_function_of_the_skeleton_has_a_hint_naming_each_refusal_its_checks_require():
+    definitions, hints = book_definitions(), book_hints()
+    assert set(definitions) <= set(hints), sorted(set(definitions) - set(hints))
+    helpers = {name for name in definitions if name.startswith("check_")}
+    for name, definition in definitions.items():
+        tree = ast.parse(definition.source)
+        refusals = [
+            ast.unparse(node.exc)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+        ]
+        refusals += [
+            f"{node.func.id}("
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") in helpers - {name}
+        ]
+        said, h = REFUSED.get(name, {}), hints[name]
+        for refusal in refusals:
+            pieces = [piece for piece in said if piece in refusal]
+            assert len(pieces) == 1, f"{name}: give {refusal!r} one line in REFUSED"
+            assert said[pieces[0]] in plain(h), (
+                f"{h.path.name}:{h.line}: the hint for {name} does not name the refusal "
+                f"{refusal!r} (as {said[pieces[0]]!r})"
+            )
+        unused = [piece for piece in said if not any(piece in r for r in refusals)]
+        assert not unused, f"{name}: REFUSED names refusals it no longer makes: {unused}"
 
 
 def test_a_function_whose_mistakes_are_told_apart_shows_no_other_mistake_s_example():
@@ -168,10 +261,12 @@ def test_learn_gives_one_more_hint_each_time_it_is_asked(tmp_path, capsys):
     for _ in range(LEVELS + 1):
         assert main(["learn", str(engine), "--chapter", chapter, "--hint"]) == 1
         said.append(capsys.readouterr().out.split("\n\nHint ")[-1])
-    assert [s.split(" ", 3)[:3] for s in said] == [
-        [f"{n}", "of", f"{LEVELS}"] for n in [1, 2, 3, 3]
-    ]
+    assert [s.split(" ", 2)[:2] for s in said] == [[f"{n}", "for"] for n in [1, 2, 3, 3]]
+    assert not any(f"of {LEVELS}" in s or "in all" in s for s in said)  # no count of what is left
     assert read_record(record_path(engine))["hints"] == {"graph_dot": LEVELS}
+    engine.write_text(text, encoding="utf-8")  # fixed: the hints given are still there
+    assert main(["learn", str(engine), "--chapter", chapter, "--hint"]) == 0
+    assert "\n".join(hint("graph_dot", LEVELS)) in capsys.readouterr().out
 
 
 def test_a_hint_reads_plainly_its_links_named_as_the_table_names_places():
@@ -182,6 +277,9 @@ def test_a_hint_reads_plainly_its_links_named_as_the_table_names_places():
         "tested')."
     )
     assert "**" not in plain(worked) and "`USED_GRAPH`" in plain(worked)
+    backward = plain(book_hints()["Value.backward"])  # math as text, no TeX
+    assert "since ∂L / ∂L = 1;" in backward and "$" not in backward
+    assert not [h.name for h in book_hints().values() if "$" in plain(h) or "\\" in plain(h)]
 
 
 def test_over_two_failing_chapters_the_hint_is_about_the_function_read_next_names(tmp_path, capsys):

@@ -18,7 +18,7 @@ import pytest
 from tools import ENGINE, ROOT
 from tools.learn.child import check
 from tools.learn.counted import engine_checks, engine_names
-from tools.learn.hints import LEVELS, hint, next_level
+from tools.learn.hints import AFTER, LEVELS, hint, next_level
 from tools.learn.in_page import _blocked
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
@@ -91,7 +91,10 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
     parts = shown["table"]  # the table, in parts: the places it names are links
     table = "".join(part for part, _, _ in parts)
     assert shown["fix"] == "Value.__init__" and len(shown["hints"]) == LEVELS
-    assert shown["next"] == [next_level(given) for given in range(LEVELS + 1)] == [1, 2, 3, 3]
+    gated = [next_level(given, checked=False) for given in range(LEVELS + 1)]
+    assert shown["next"] == gated == [1, 2, 2, 3]  # no Check since the rule: not the answer
+    assert "".join(part for part, _, _ in shown["hints"][1]).endswith(f"\n{AFTER}")
+    assert [next_level(given) for given in range(LEVELS + 1)] == [1, 2, 3, 3]
     assert "".join(part for part, _, _ in shown["hints"][0]) == "\n".join(hint(shown["fix"], 1))
     assert shown["record"]["chapters"][VALUE_CHAPTER.name]["passed"] == 0
     assert table == progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)

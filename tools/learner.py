@@ -101,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     learn.add_argument(
         "--hint",
         action="store_true",
-        help="a hint about the function to fix: each time one more (where to look, the rule "
-        "in words, a worked example of the mistake seen)",
+        help="a hint about the function to fix, a more specific one each time (where to look, "
+        "the rule in words, then a worked example of your mistake); after success, those given",
     )
     learn.add_argument(
         "--timeout",
@@ -189,13 +189,14 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
             if record is not None:
                 record["hints"][fix] = given
         elif given < LEVELS:
-            print(
-                f"Stuck? Add --hint for a hint about {fix} (each time one more, {LEVELS} in all)."
-            )
+            print(f"Stuck? Add --hint for a hint about {fix}, a more specific one each time.")
     elif first and asked:
         print("", *unnamed_hint(first), sep="\n")
     elif first:
         print("No one function could be named; --hint says why, and what to try.")
+    elif asked:  # every check passes: the hints given stay there to read again
+        for name, given in (record or {}).get("hints", {}).items():
+            print("", *hint(name, given), sep="\n")
     if record is not None:
         write_record(kept, record)
     return 0 if all(r.failure is None for r in results) else 1

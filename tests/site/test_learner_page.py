@@ -29,7 +29,7 @@ from tests.helpers.browser import (
 from tools import ENGINE, ROOT
 from tools.learn.child import check
 from tools.learn.counted import engine_checks, engine_names
-from tools.learn.hints import hint
+from tools.learn.hints import AFTER, hint
 from tools.learn.in_page import _blocked
 from tools.learn.mistakes import seen
 from tools.learn.places import chapters_named
@@ -96,8 +96,8 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     links = tab.locator(".learner-table a", has_text=read_next)
     assert links.first.get_attribute("href") == "02-the-value-atom.html#the-backward-contract"
 
-    # Hint: the section first, linked; then the rule, as the chapter writes it; then the
-    # worked example of the mistake the diagnosis saw, as Python said, press after press.
+    # Hint: the section first, linked; then the rule, as the chapter writes it; then, only
+    # after a Check since the rule, the worked example of the mistake the diagnosis saw.
     mine.write_text(planted, encoding="utf-8")
     found = seen("Value._backward", import_engine(mine))
     assert found["mistake"] == "assigned"
@@ -107,7 +107,10 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     assert shown.text_content() == said[0], shown.text_content()
     assert shown.locator("a").first.get_attribute("href").startswith("02-the-value-atom.html#")
     tab.click(".learner-hint")
-    assert shown.text_content() == said[1]
+    assert shown.text_content() == f"{said[1]}\n{AFTER}"
+    tab.click(".learner-hint")
+    assert shown.text_content() == f"{said[1]}\n{AFTER}"  # not the answer yet
+    _check(tab, VALUE_CHAPTER.name)
     tab.click(".learner-hint")
     tab.click(".learner-hint")
     assert shown.text_content() == said[2]  # the last stays

@@ -34,7 +34,8 @@ def _event_of_failure(error: BaseException, book: Notebook, engine: Path, index:
     """What the child reports about a failing check: where in the chapter, where in the engine."""
     place = book.runner.kernel.where(error)
     in_engine = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(engine)]
-    line = place[1] if place else book.cells[index].opening
+    here = place and place[0] == book.runner.chapter  # else the check's own line
+    line = place[1] if here else book.cells[index].opening
     event = {"line": line, "kind": type(error).__name__, "message": describe(error)}
     outcome = book.runner.outcomes.get(index)
     printed = outcome.printed if outcome is not None else ""
@@ -144,7 +145,10 @@ def _run_child(
             else:
                 child.kill()
             child.wait()
-            return f"timed out after {timeout:g} s: an endless loop? (--timeout changes the limit)"
+            more = f"--timeout {2 * timeout:g}"
+            return (
+                f"timed out after {timeout:g} s: the chapter did not finish; give it longer: {more}"
+            )
     if code == 0:
         return None
     tail = errors.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]

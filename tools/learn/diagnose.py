@@ -9,6 +9,7 @@ import json
 import sys
 import traceback
 import types
+from itertools import zip_longest
 from pathlib import Path
 
 from tools.learn.compare import compared
@@ -16,7 +17,7 @@ from tools.learn.counted import names_used
 from tools.learn.mistakes import book_engine, seen
 from tools.learn.places import Definition, book_definitions
 from tools.learn.wording import worded_otherwise
-from tools.notebook import Notebook
+from tools.notebook import Notebook, OutputMismatchError
 from tools.page.kernel import describe
 
 
@@ -99,11 +100,12 @@ class _Replay:
             finally:
                 self.watched = sys.getprofile() is profile
                 sys.setprofile(None)
+        self.place = self.book.runner.kernel.where(self.error) if self.error else None
 
-    def fails(self, said: str = "") -> bool:
+    def fails(self, said: str = "", place=None) -> bool:
         """Did it run up to the last cell, and that one fail (saying ``said`` first, if
-        given)?"""
-        if not self.complete or self.error is None:
+        given; at the chapter line ``place``, if given: the evidence the report shows)?"""
+        if not self.complete or self.error is None or place not in (None, self.place):
             return False
         return not said or describe(self.error).split("\n")[0] == said
 
@@ -174,13 +176,13 @@ def _named(chapter: Path, engine: Path, index: int, said: str = ""):
                 return name, "", replay
     if raiser is None:
         said = describe(replay.error).split("\n")[0]
-        name = _in_a_class(chapter, engine, cells, [*called], said, built, module)
+        name = _in_a_class(chapter, engine, cells, [*called], (said, replay.place), built, module)
         if name is not None:
             return name, "", replay
     return raiser, "" if raiser else NO_ONE, replay
 
 
-def _in_a_class(chapter, engine, cells, called, said, built, module) -> str | None:
+def _in_a_class(chapter, engine, cells, called, failed, built, module) -> str | None:
     """The function to fix when no one function, replaced by the book's, makes the check
     pass, because the learner's objects hold their state in another shape than the book's
     (a ``Neuron`` that keeps its activation's name): the book's method then reads a field
@@ -190,7 +192,7 @@ def _in_a_class(chapter, engine, cells, called, said, built, module) -> str | No
     did is; else, of those that fail otherwise (their fields do not fit the book's), a
     constructor if the objects it builds answer otherwise than the book's (``_builds_
     otherwise``: by calling them, not by reading their fields), else the one the check
-    called last."""
+    called last. ``failed``: the first line of the check's message, and where it failed."""
     book_defs = book_definitions()
     owners = [name.rpartition(".")[0] for name in called if "." in name]
     owners += [name.rpartition(".")[0] for name in book_defs if "." in name]
@@ -206,7 +208,7 @@ def _in_a_class(chapter, engine, cells, called, said, built, module) -> str | No
             alone = _Replay(chapter, engine, cells, others)
             if alone.complete and alone.error is None:
                 continue
-            if alone.fails(said):
+            if alone.fails(*failed):
                 return name
             suspects.append(name)
         for name in suspects:
@@ -315,6 +317,12 @@ def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> dict:
         rows = compared(chapter, cells, cells[-1], place[1], replay.book.namespace, replay.error)
         if rows:
             found["compared"] = rows
+    elif isinstance(replay.error, OutputMismatchError):  # the lines that differ are the example
+        diff = describe(replay.error).splitlines()
+        book, yours = ([d[1:] for d in diff if d[:1] == c and d[:3] != c * 3] for c in "-+")
+        found["compared"] = [
+            ["", f"prints {y}", b] for b, y in zip_longest(book, yours, fillvalue="")
+        ]
     return found
 
 

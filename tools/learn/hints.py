@@ -1,12 +1,14 @@
 """Hints before the answer, one more each time a learner asks (Rustlings' way), three
-distinct rungs: first where to look, the section that builds the function to fix and what to
-compare there; then the rule it must follow, in words, as the book writes it in a folded
-block of hints next to the function (``tools.chapter.HINTS``), its worked example's link
-left for the last rung; then a worked example of the mistake the diagnosis saw
-(tools/learn/mistakes.py: a program, what the learner's engine gives, what the book's
-gives, and where the book works it through), or else the worked example the hint links
-to, or else the book's own code for that one function. When no function could be named,
-the hint says why, and what to try (``unnamed``).
+distinct rungs, never counted out loud (telling learners how many remain invites clicking
+through to the last: Guo, Heffernan and Beck): first where to look, the section that builds
+the function to fix and what to compare there; then the rule it must follow, in words, as
+the book writes it in a folded block of hints next to the function (``tools.chapter.HINTS``);
+then, once the checks ran again since the rule (``next_level``), a worked example of the
+learner's own mistake: the program of the mistake the diagnosis saw (tools/learn/mistakes.py)
+and where the book works that one through, or else the check's own input with the book's
+value and theirs and the rule as the why; or, with neither, the book's own code for that one
+function. Math reads as text (``readable``). When no function could be named, the hint says
+why, and what to try (``unnamed``).
 """
 
 from __future__ import annotations
@@ -68,7 +70,25 @@ def plain(hint: Hint) -> str:
         return where_in_book(found[0], found[1] + 1) if found else link["label"]
 
     text = _LINK.sub(place, hint.text)
-    return _STRONG.sub(lambda m: m["text"] or m["em"], text)
+    return readable(_STRONG.sub(lambda m: m["text"] or m["em"], text))
+
+
+_TEX = {"partial": "∂", "cdot": "·", "times": "\u00d7", "sum": "Σ", "log": "log", "top": "ᵀ"}
+_TEX |= {"alpha": "\u03b1", "theta": "θ", "sigma": "\u03c3", "varepsilon": "ε", "infty": "∞"}
+
+
+def readable(text: str) -> str:
+    """``$…$`` math as a terminal can show it: symbols for commands, x^(n-1) for
+    x^{n-1}, (a)/(b) for \\frac{a}{b}, the dollars gone."""
+
+    def math(found: re.Match) -> str:
+        tex = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", found[1])
+        word = r"\\([A-Za-z]+)( ?)"  # a space after a word (log) kept, after a symbol not
+        tex = re.sub(word, lambda m: (s := _TEX.get(m[1], m[1])) + m[2] * (len(s) > 1), tex)
+        tex = re.sub(r"\^\{([^{}]*)\}", r"^(\1)", tex)
+        return re.sub(r"_\{([^{}]*)\}", r"_\1", tex).replace("{", "").replace("}", "")
+
+    return re.sub(r"\$([^$]+)\$", math, text)
 
 
 def rule(hint: Hint) -> str:
@@ -108,7 +128,7 @@ def hint(
         return []
     said = book_hints(docs).get(name)
     made = mistake(seen["mistake"]) if seen else None
-    head = f"Hint {level} of {LEVELS} for {name}:"
+    head = f"Hint {level} for {name}:"
     short = name.rpartition(".")[2]
     if level <= 1:
         compare = (
@@ -138,15 +158,12 @@ def hint(
             f"  with yours it {_gives(seen['yours'])}.",
             f"Why: {made.why}. The book works it through in {shown_where(name, seen, docs)}.",
         ]
-    example = shown_where(name, seen, docs)
-    if example is not None:
-        return [f"{head} the worked example, {example}."]
+    if compared and said is not None:  # the check's own input is the example; the rule, why
+        lines = compared_lines(compared)
+        example = f"{head} a worked example of your mistake, the check that failed. {lines[0]}"
+        return [example, *lines[1:], f"Why: your {short} breaks the rule: {rule(said)}"]
     place = relative(definition.chapter, docs.parent)
     code = [f"the book's own code ({place}):", *definition.source.rstrip().splitlines()]
-    if compared:
-        lines = compared_lines(compared)
-        said = [f"{head} the worked example is the check that failed. {lines[0]}", *lines[1:]]
-        return [*said, f"Then {code[0]}", *code[1:]]
     return [f"{head} {code[0]}", *code[1:]]
 
 
@@ -154,9 +171,13 @@ def _gives(said: str) -> str:
     return said if said.startswith("raises ") else f"gives {said}"
 
 
-def next_level(given: int) -> int:
-    """The hint to give after ``given`` were: the next, until the last, which stays."""
-    return min(given + 1, LEVELS)
+def next_level(given: int, checked: bool = True) -> int:
+    """The hint to give after ``given`` were: the next, until the last, which stays; the
+    last (the answer) only if the checks ran again since the one before it (``checked``)."""
+    return min(given + 1, LEVELS if checked or given >= LEVELS else LEVELS - 1)
+
+
+AFTER = "The last hint comes once you have run the checks again."
 
 
 def unnamed_hint(result) -> list[str]:

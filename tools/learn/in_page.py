@@ -18,8 +18,8 @@ from tools.chapter import Chapter, chapters
 from tools.learn.best import best_lines, now, remember
 from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
 from tools.learn.diagnose import diagnosis
-from tools.learn.hints import LEVELS, hint, next_level, unnamed_hint
-from tools.learn.table import chapter_result, progress_table
+from tools.learn.hints import AFTER, LEVELS, hint, next_level, unnamed_hint
+from tools.learn.table import Failure, chapter_result, progress_table
 from tools.notebook import blocked
 from tools.page.protocol import check
 
@@ -88,18 +88,21 @@ def table_in_page(
         f"{line}\n" for line in best_lines(record, results)
     )
     first = next((r for r in results if r.failure), None)
-    fix = first.failure.fix if first else ""
+    fix, gave = first.failure.fix if first else "", record["hints"]  # given before this Check
+    fix = fix or ([*gave][-1] if gave and not first else "")  # after success, hints stay
+    checked = gave.get(fix, 0) >= LEVELS - 1  # the answer only after a Check since the rule
     if fix:
-        failure = first.failure
+        failure = first.failure if first else Failure(0, "")
         said = [
             hint(fix, level, seen=failure.seen, compared=failure.compared)
             for level in range(1, LEVELS + 1)
         ]
+        said[LEVELS - 2] += [] if checked else [AFTER]
     else:
         said = [unnamed_hint(first)] if first and diagnose else []
     hints = [linked("\n".join(lines)) for lines in said]
     # which hint the Hint button shows next, by how many were given (``next_level``)
-    after = [min(next_level(given), len(hints)) for given in range(LEVELS + 1)] if hints else []
+    after = [min(next_level(n, checked), len(hints)) for n in range(LEVELS + 1)] if hints else []
     shown = {"table": linked(table), "record": record, "fix": fix, "hints": hints, "next": after}
     return json.dumps(check("learner table", shown))
 

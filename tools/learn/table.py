@@ -22,7 +22,7 @@ SHOWN_MESSAGE_LINES = 30  # of a failure's message; a longer one loses its middl
 class Failure:
     """A failing check of a chapter (or where the chapter stopped)."""
 
-    line: int  # in the chapter: the failing line of the check, or the check's first line
+    line: int  # in the chapter: the check's, its opening backticks (every report's kind)
     message: str  # "Type: message", possibly several lines
     raised_at: str = ""  # "my-engine/micrograd.py:18, in __init__", if raised in the engine
     kind: str = ""  # the exception's type name
@@ -32,6 +32,7 @@ class Failure:
     seen: dict | None = None  # the mistake made in ``fix`` (tools/learn/mistakes.py ``seen``)
     unnamed: str = ""  # why no function could be named, once the diagnosis looked
     compared: tuple = ()  # (what the check read, yours, the book's) (tools/learn/compare.py)
+    at: int = 0  # the chapter line of the statement that failed, if known: quoted, not named
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def chapter_result(
     checks = sorted(counted - skipped - set(lacking))
     done = {kind: {e[kind]: e for e in events if kind in e} for kind in _ENDS}
     passed = sum(1 for i in checks if i in done["passed"] or i in done["wording"])
-    failures = {i: _failure(e) for i, e in done["failed"].items()}
+    failures = {i: _failure(e, book[i].opening) for i, e in done["failed"].items()}
     ended = set().union(*done.values(), lacking)
     if stopped is not None or not set(every) <= ended:
         started = [e["start"] for e in events if "start" in e and e["start"] not in ended]
@@ -97,17 +98,19 @@ def chapter_result(
 _ENDS = ("passed", "wording", "failed", "waits")  # how a check's turn ends, as events say
 
 
-def _failure(event: dict) -> Failure:
+def _failure(event: dict, opening: int) -> Failure:
     raised_at = ""
     if "engine_line" in event:
         raised_at = f"line {event['engine_line']}, in {event['function']}"
+    at = event["line"] if event["line"] > opening else 0  # else no statement was found
     return Failure(
-        event["line"],
+        opening,
         event["message"],
         raised_at,
         event["kind"],
         index=event["failed"],
         printed=event.get("printed", ""),
+        at=at,
     )
 
 
@@ -251,17 +254,17 @@ def read_next(result: ChapterResult) -> list[str]:
         shown = shown_where(failure.fix, failure.seen)
         if shown:
             out.append(f"A mistake in {failure.fix}, shown and caught: {shown}.")
-    source = chapter.read_text(encoding="utf-8").splitlines()[failure.line - 1]
     place = f"{relative(chapter, ROOT)}:{failure.line}"
     if definition is not None:
         section = heading_above(chapter, failure.line)
         place += f" (section '{section}')" if section else ""
-    if not source.startswith("```"):  # the failing line itself, not the fence it is in
-        out.append(f"The check that failed, {place}:  {source.strip()}")
+    if failure.at:  # the failing statement, quoted: the check is named by its own line
+        source = chapter.read_text(encoding="utf-8").splitlines()[failure.at - 1]
+        out.append(f"The check that failed, {place}, at:  {source.strip()}")
     elif definition is not None:
         out.append(f"The check that failed: {place}.")
     out += _cut(failure.message.splitlines())
-    out += compared_lines(failure.compared)
+    out += compared_lines(failure.compared) if failure.kind != "OutputMismatchError" else []
     if failure.printed:
         out += ["The check printed, before it failed:", *_cut(failure.printed.splitlines())]
     return out

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import math
 import re
-import textwrap
 
+from tools.learn.compare import statement_at
 from tools.notebook import Notebook, OutputMismatchError
 from tools.page.kernel import Printed
 from tools.page.run import mismatch, shown
@@ -26,13 +26,17 @@ REGEX_MISMATCH = "Regex pattern did not match"
 
 
 def _reprs(line: str, classes: frozenset[str]) -> list[tuple[int, int]]:
-    """Spans of ``Name(...)`` in ``line`` for each name in ``classes``, parentheses balanced."""
+    """Spans of ``Name(...)`` or ``<Name ...>`` (``<module.Name ...>`` too) in ``line`` for
+    each name in ``classes``, brackets balanced: any repr that shows the numbers."""
     spans, at = [], 0
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(classes))) + r")\(")
+    names = "|".join(map(re.escape, sorted(classes)))
+    pattern = re.compile(rf"<(?:\w+\.)*(?:{names})\b|\b(?:{names})\(")
     while classes and (found := pattern.search(line, at)):
         depth, end = 0, None
-        for k in range(found.end() - 1, len(line)):
-            depth += {"(": 1, ")": -1}.get(line[k], 0)
+        start = found.start() if found[0][0] == "<" else found.end() - 1
+        pair = {"<": 1, ">": -1} if found[0][0] == "<" else {"(": 1, ")": -1}
+        for k in range(start, len(line)):
+            depth += pair.get(line[k], 0)
             if depth == 0:
                 end = k + 1
                 break
@@ -125,22 +129,13 @@ def _wording_error(error: BaseException, code: str, line: int) -> bool:
         return False
     if str(error).startswith(REGEX_MISMATCH):
         return True
-    statement = _statement_at(code, line)
+    statement = statement_at(code, line)
     if not isinstance(statement, ast.Assert) or not isinstance(statement.test, ast.Compare):
         return False
     test = statement.test
     sides = [test.left, *test.comparators]
     words = [s for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, str)]
     return len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) and len(words) == 1
-
-
-def _statement_at(code: str, line: int) -> ast.stmt | None:
-    """The top-level statement of ``code`` that holds its ``line`` (1-based)."""
-    try:
-        tree = ast.parse(textwrap.dedent(code))
-    except SyntaxError:
-        return None
-    return next((s for s in tree.body if s.lineno <= line <= s.end_lineno), None)
 
 
 def worded_otherwise(
@@ -159,7 +154,7 @@ def worded_otherwise(
         line = place[1] - cell.line + 1 if place and place[0] == runner.chapter else 0
         if not _wording_error(error, cell.code, line):
             return error
-        statement = _statement_at(cell.code, line)
+        statement = statement_at(cell.code, line)
         rest = cell.code.split("\n")[statement.end_lineno :]
         more = Printed()
         try:

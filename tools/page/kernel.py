@@ -227,7 +227,16 @@ class Kernel:
             return
         compiled = compile("\n" * (line - 1) + code, self.chapter, "exec", dont_inherit=True)
         with installed(*self.modules.values()), contextlib.redirect_stdout(printed):
-            exec(compiled, self.namespace)
+            try:
+                exec(compiled, self.namespace)
+            except ImportError as error:  # says the file lacks it; the book is not there yet
+                fixed = self.fixed and error.name == ENGINE  # a learner's file: it does lack it
+                if fixed or error.name not in self.joins or "cannot import name" not in str(error):
+                    raise
+                said = f"{str(error).split(' (')[0]}: not yet defined at this place in the book"
+                raise ImportError(said, name=error.name).with_traceback(
+                    error.__traceback__
+                ) from None
 
     def _grow(self, chunk: Chunk) -> None:
         """Put ``chunk`` in its place among the chapter's engine chunks and build its engine
