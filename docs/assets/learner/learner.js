@@ -351,8 +351,8 @@
           const answer = await this.python.call(learn, limit, (event) => run.events.push(event));
           if (answer.timeout) {
             run.stopped =
-              `timed out after ${limit} s: an endless loop? ` +
-              `(the page stops a chapter after ${limit} s, and its Python with it)`;
+              `timed out after ${limit} s: the chapter did not finish (the page stops a chapter ` +
+              `after ${limit} s, and its Python with it; in a terminal, learn --timeout gives it longer)`;
           } else if (answer.broken) {
             run.stopped = `the page's Python stopped: ${gist(answer.broken)}`;
           }
