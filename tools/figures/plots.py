@@ -30,11 +30,10 @@ def plot_svg(
     style = {
         "svg.hashsalt": name,  # ids stable from run to run, distinct between figures
         "svg.fonttype": "path",  # text as outlines: looks the same without the font
-        "text.color": _SENTINEL,
-        "axes.labelcolor": _SENTINEL,
-        "axes.edgecolor": _SENTINEL,
-        "xtick.color": _SENTINEL,
-        "ytick.color": _SENTINEL,
+        **dict.fromkeys(
+            ("text.color", "axes.labelcolor", "axes.edgecolor", "xtick.color", "ytick.color"),
+            _SENTINEL,
+        ),
         "legend.frameon": False,
         "axes.spines.top": False,
         "axes.spines.right": False,
@@ -117,19 +116,12 @@ def scatter_svg(
             for colour, positive, label in (("C0", False, labels[0]), ("C1", True, labels[1])):
                 chosen = [p for p, m in zip(points, marks) if (m > 0) == positive]
                 style = (  # filled, with a thin outline in the text colour; or hollow
-                    {"c": colour, "edgecolors": TEXT_COLOUR}
+                    dict(c=colour, edgecolors=TEXT_COLOUR, marker="o", linewidths=0.3)
                     if k == 0
-                    else {"facecolors": "none", "edgecolors": colour}
+                    else dict(facecolors="none", edgecolors=colour, marker="D", linewidths=1.2)
                 )
-                ax.scatter(
-                    [p[0] for p in chosen],
-                    [p[1] for p in chosen],
-                    s=18,
-                    marker="o" if k == 0 else "D",
-                    label=f"{label}, {group}",
-                    linewidths=0.3 if k == 0 else 1.2,
-                    **style,
-                )
+                xs_ys = [p[0] for p in chosen], [p[1] for p in chosen]
+                ax.scatter(*xs_ys, s=18, label=f"{label}, {group}", **style)
         ax.set_xlabel("first coordinate")
         ax.set_ylabel("second coordinate")
         ax.set_aspect("equal", adjustable="box")
@@ -152,6 +144,7 @@ def nudge_and_tangent(ns):
     """Chapter 1's L(x) around its x, the tangent there, and the chapter's nudge."""
     loss_of, x, h = ns["L_of"], ns["x"], ns["nudge"]
     slope, at = _slope(loss_of, x), loss_of(x)
+    moved, rise = loss_of(x + h), slope * h  # where L goes; how far the tangent rises
 
     def draw(ax):
         xs = [x - 1 + k * (1.25 + h) / 100 for k in range(101)]  # to a little past x + h
@@ -159,30 +152,20 @@ def nudge_and_tangent(ns):
         tangent = [at + slope * (v - x) for v in xs]
         ax.plot(xs, tangent, "--", color="C1", label=f"tangent at x = {x:g}: slope {slope:g}")
         ax.plot([x, x + h], [at, at], color=TEXT_COLOUR, linewidth=0.8)
-        ax.plot([x + h] * 2, [at, loss_of(x + h)], color="C0", linewidth=2.5)
-        ax.plot([x + h] * 2, [at, at + slope * h], color="C1", linewidth=5, alpha=0.5)
-        ax.plot([x, x + h], [at, loss_of(x + h)], "o", color=TEXT_COLOUR, markersize=4)
-        ax.annotate(
-            f"nudge {h:g}",
-            (x + h / 2, at),
-            xytext=(0, -14),
-            textcoords="offset points",
-            ha="center",
-        )
-        ax.annotate(
-            f"L moves {loss_of(x + h) - at:g}",
-            (x + h, loss_of(x + h)),
-            xytext=(-8, 4),
-            textcoords="offset points",
-            ha="right",
-        )
-        ax.annotate(
-            f"gradient {TIMES} nudge = {slope * h:g}",
-            (x + h, at + slope * h / 2),
-            xytext=(6, -6),
-            textcoords="offset points",
-            va="center",
-        )
+        ax.plot([x + h] * 2, [at, moved], color="C0", linewidth=2.5)
+        ax.plot([x + h] * 2, [at, at + rise], color="C1", linewidth=5, alpha=0.5)
+        ax.plot([x, x + h], [at, moved], "o", color=TEXT_COLOUR, markersize=4)
+        for text, xy, offset, align in (  # each label beside what it measures
+            (f"nudge {h:g}", (x + h / 2, at), (0, -14), {"ha": "center"}),
+            (f"L moves {moved - at:g}", (x + h, moved), (-8, 4), {"ha": "right"}),
+            (
+                f"gradient {TIMES} nudge = {rise:g}",
+                (x + h, at + rise / 2),
+                (6, -6),
+                {"va": "center"},
+            ),
+        ):
+            ax.annotate(text, xy, xytext=offset, textcoords="offset points", **align)
         ax.set_xlabel("x")
         ax.set_ylabel("L")
         ax.legend(loc="upper left")
@@ -247,10 +230,14 @@ def nodes_kept_alive(ns):
 MOONS = ("outer moon", "inner moon")
 
 
+def _moons(ns) -> dict:
+    """Chapter 10's points, as scatter_svg's groups."""
+    return {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
+
+
 @figure("10-two-moons.md", "10-data")
 def the_two_moons(ns):
-    groups = {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
-    return scatter_svg(groups, name="10-data", labels=MOONS)
+    return scatter_svg(_moons(ns), name="10-data", labels=MOONS)
 
 
 @figure("10-two-moons.md", "10-training")
@@ -283,9 +270,8 @@ def three_rates(ns):
 @figure("10-two-moons.md", "10-boundary")
 def decision_boundary(ns):
     model = ns["model"]
-    groups = {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
     return scatter_svg(
-        groups,
+        _moons(ns),
         name="10-boundary",
         labels=MOONS,
         boundary=lambda x, y: model([x, y]).data,
@@ -303,14 +289,9 @@ def time_per_variant(ns):
 
     def draw(ax):
         where = range(len(names))
-        ax.barh(where, [t - g for t, g in zip(total, in_gc)], color="C0", label="the engine")
-        ax.barh(
-            where,
-            in_gc,
-            left=[t - g for t, g in zip(total, in_gc)],
-            color="C1",
-            label="the garbage collector",
-        )
+        engine = [t - g for t, g in zip(total, in_gc)]
+        ax.barh(where, engine, color="C0", label="the engine")
+        ax.barh(where, in_gc, left=engine, color="C1", label="the garbage collector")
         ax.set_yticks(list(where), names)
         ax.invert_yaxis()
         ax.set_xlabel("milliseconds per training step (median)")
