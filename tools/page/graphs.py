@@ -71,15 +71,8 @@ def track(
         steps.Readout(f"{figure}-cluster-{cluster}", prefix, index[name])
         for cluster, prefix, name in texts
     ]
-    return steps.Track(
-        recording,
-        title,
-        boxes,
-        edges,
-        tuple(shown),
-        tuple(index[name] for name in result),
-        by_hand,
-    )
+    stated = tuple(index[name] for name in result)
+    return steps.Track(recording, title, boxes, edges, tuple(shown), stated, by_hand)
 
 
 def _diamond(x_value=3.0):
@@ -99,7 +92,7 @@ def _names(nodes: dict) -> dict:
 def chain_rule_by_hand(ns):
     """Chapter 1's hand computation: values in the boxes, local derivatives on the arrows."""
     g = {k: f"{ns[k]:g}" for k in ("x", "a", "b", "c", "L", "dL_da", "dL_dx", "da_dx")}
-    dot = f"""digraph chain_rule {{
+    return f"""digraph chain_rule {{
   rankdir=LR;
   node [shape=box, style=rounded];
   x [label="x = {g["x"]}\\ndL/dx = {g["dL_dx"]}"];
@@ -113,7 +106,6 @@ def chain_rule_by_hand(ns):
   b -> L [label="dL/db = 1"];
   c -> L [label="dL/dc = 1"];
 }}"""
-    return dot
 
 
 @steps_of("01-diamond")
@@ -147,11 +139,6 @@ def first_neuron(ns):
     return dot_after_backward(n, {**names, n: "n"})
 
 
-def node_consumers(names: dict) -> list:
-    """The nodes named b and c: the two consumers of a in the diamond."""
-    return [node for node, name in names.items() if name in ("b", "c")]
-
-
 def _walks(ns) -> list:
     """Chapter 3's three walks of the diamond: (title, walk(root) -> the nodes it released,
     in order; None for the engine's own backward)."""
@@ -178,7 +165,8 @@ def careless_walk(ns):
         step = {node: i + 1 for i, node in enumerate(n for n in walk(root) if n in names)}
         boxes = []
         for node, name in names.items():
-            early = name == "a" and step[node] < max(step[c] for c in node_consumers(names))
+            consumers = [step[c] for c, called in names.items() if called in ("b", "c")]
+            early = name == "a" and step[node] < max(consumers)  # before b or c sent to it
             mark = ", penwidth=2.5" if early else ""
             note = " (too early)" if early else ""
             boxes.append(f'    {name}{k} [label="{name}: released {step[node]}{note}"{mark}];')
@@ -263,19 +251,24 @@ def structure_dot(root, names: dict) -> str:
     return digraph("structure", "LR", lines)
 
 
-@graph_figure("06-neuron-layer-mlp.md", "06-dot")
-def one_node_per_neuron(ns):
-    w, x, b = ns["w"], ns["x"], ns["b"]
-    names = {b: "b", **{v: f"w{i}" for i, v in enumerate(w)}}
-    names |= {v: f"x{i}" for i, v in enumerate(x)}
-    fused = structure_dot(ns["fused"], {**names, ns["fused"]: "dot"})
-    long_way = structure_dot(ns["long_way"], names)
+def structures(*graphs: tuple[str, object, dict]) -> str:
+    """Graphs (title, root, names) stacked, each drawn as its shape, its size in its title."""
     return side_by_side(
         [
-            (f"one dot node: {len(ns['fused'].topo())} nodes", fused),
-            (f"the long way: {len(ns['long_way'].topo())} nodes", long_way),
+            (f"{title}: {len(root.topo())} nodes", structure_dot(root, names))
+            for title, root, names in graphs
         ],
         rankdir="TB",
+    )
+
+
+@graph_figure("06-neuron-layer-mlp.md", "06-dot")
+def one_node_per_neuron(ns):
+    w, x, b, fused = ns["w"], ns["x"], ns["b"], ns["fused"]
+    names = {b: "b", **{v: f"w{i}" for i, v in enumerate(w)}}
+    names |= {v: f"x{i}" for i, v in enumerate(x)}
+    return structures(
+        ("one dot node", fused, {**names, fused: "dot"}), ("the long way", ns["long_way"], names)
     )
 
 
@@ -317,13 +310,8 @@ def graph_dot_of_the_diamond(ns):
 
 @graph_figure("09-failure-cases.md", "09-cut", key=0)  # the copied number
 def the_cut_graph(ns):
-    cut, intact = ns["cut"], ns["intact"]
-    return side_by_side(
-        [
-            (f"built on a copied number: {len(cut.topo())} nodes", structure_dot(cut, {})),
-            (f"built on the prediction: {len(intact.topo())} nodes", structure_dot(intact, {})),
-        ],
-        rankdir="TB",
+    return structures(
+        ("built on a copied number", ns["cut"], {}), ("built on the prediction", ns["intact"], {})
     )
 
 
@@ -346,13 +334,7 @@ def forward_and_reverse_sweeps(ns):
     edges = [
         edge.split() for edge in ("x1 s", "x2 s", "x3 t", "s p", "x3 p", "s f1", "t f1", "p f2")
     ]
-    names = {
-        "s": "s = x1 x2",
-        "t": "t = tanh x3",
-        "p": "p = s x3",
-        "f1": "f1 = s + t",
-        "f2": "f2 = exp p",
-    }
+    names = dict(s="s = x1 x2", t="t = tanh x3", p="p = s x3", f1="f1 = s + t", f2="f2 = exp p")
     lines = []
     sweeps = [  # graphviz stacks the boxes bottom up: reverse first puts forward on top
         ("reverse: cotangents, seeded on f1 (1 of 2 passes)", back, "cotangent", "back"),
