@@ -59,13 +59,12 @@ def track(
     boxes = {i: f"{figure}-node-{dot}" for i, dot in dot_names.items()}
     edges = {}
     for step in recording.steps:
-        seen: dict[int, int] = {}
         for edge in step.edges:
-            k = seen[edge.operand] = seen.get(edge.operand, 0) + 1
             ends = (dot_names.get(edge.operand), dot_names.get(step.node))
             if None not in ends:
-                again = f"-{k}" if k > 1 and not one_arrow else ""
-                edges[edge.operand, step.node, k] = f"{figure}-edge-{ends[0]}-{ends[1]}{again}"
+                again = f"-{edge.k}" if edge.k > 1 and not one_arrow else ""
+                drawn = f"{figure}-edge-{ends[0]}-{ends[1]}{again}"
+                edges[edge.operand, step.node, edge.k] = drawn
     shown = [steps.Readout(boxes[i], prefix, i) for i, prefix in (readouts or {}).items()]
     shown += [
         steps.Readout(f"{figure}-cluster-{cluster}", prefix, index[name])
