@@ -185,16 +185,14 @@ def cells_of(chapter: Chapter, needs) -> list[run.Cell]:
     """The chapter's python fences as the runner's cells."""
     fences = [cell.fence for cell in chapter.cells]
     return [
-        run.Cell(
-            c.line,
-            c.fence.code,
-            c.fence.is_engine,
-            c.output.code if c.output else None,
-            why,
-            c.output.opening if c.output else 0,
-        )
+        run.Cell(c.line, c.fence.code, c.fence.is_engine, blocked=why, **_output(c.output))
         for c, why in zip(chapter.cells, blockers(fences, needs))
     ]
+
+
+def _output(block: Fence | None) -> dict:
+    """run.Cell's fields for a cell's output block (None: it has none)."""
+    return {"output": block.code, "output_line": block.opening} if block else {}
 
 
 class Notebook(run.Notebook):
@@ -315,10 +313,8 @@ def _found(read: Chapter, now: Chapter, ran: Iterable[int]) -> dict[int, int]:
     found = {}
     for index in sorted(ran):
         cell = read.cells[index]
-        was, are = (
-            then[cell.fence.info, cell.fence.code],
-            there.get((cell.fence.info, cell.fence.code), []),
-        )
+        key = cell.fence.info, cell.fence.code
+        was, are = then[key], there.get(key, [])
         where = f"the fence the run read at line {cell.opening}"
         if len(are) != len(was):
             if not are:

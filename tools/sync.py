@@ -37,13 +37,9 @@ from tools.tangle import (
 
 def _last_generated(out: Path, digest: str) -> str | None:
     """The text of ``out`` when last generated, if git's HEAD holds it; else None."""
+    command = ["git", "show", f"HEAD:./{out.name}"]
     try:
-        shown = subprocess.run(
-            ["git", "show", f"HEAD:./{out.name}"],
-            cwd=out.parent,
-            capture_output=True,
-            check=False,
-        )
+        shown = subprocess.run(command, cwd=out.parent, capture_output=True, check=False)
     except OSError:  # no git
         return None
     text = shown.stdout.decode("utf-8", "replace").replace("\r\n", "\n")
@@ -111,10 +107,8 @@ def _joined(tangled: Tangled, i1: int, i2: int, new: list[str], j1: int):
     above = lines[gap - 1]
     if above.kind != "code":  # the header: no chunk above
         raise RefusalError(_where(tangled, max(i1 - 1, gap), j1 + 1))
-    while new and not new[0].strip():  # the blank lines between chunks are the tangler's
-        new = new[1:]
-    while new and not new[-1].strip():
-        new = new[:-1]
+    code = [k for k, line in enumerate(new) if line.strip()]  # blank lines round them go:
+    new = new[code[0] : code[-1] + 1] if code else []  # those between chunks are the tangler's
     return above.chunk, above.offset + 1, above.offset + 1, new, True
 
 
