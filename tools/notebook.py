@@ -33,16 +33,6 @@ from tools.page.kernel import Chunk, describe, engine_module
 from tools.page.run import OutputMismatchError
 from tools.tangle import engine_chunks
 
-__all__ = [
-    "OPTIONAL",
-    "ChangedError",
-    "EngineImportError",
-    "Notebook",
-    "OutputMismatchError",
-    "updated_outputs",
-    "write_outputs",
-]
-
 # Modules a fence may import that the book does not require, and what their absence means.
 OPTIONAL = {
     "torch": "the folded 'The same in PyTorch' fences need it "

@@ -201,13 +201,9 @@ def probabilities_and_gradients(ns):
         ax.bar([i - 0.2 for i in where], p, width=0.4, label="probability p", color="C0")
         ax.bar([i + 0.2 for i in where], grads, width=0.4, label="gradient", color="C1")
         ax.axhline(0, color=TEXT_COLOUR, linewidth=0.8)
-        ax.set_xticks(
-            list(where),
-            [
-                f"logit {v:g}" + (" (target)" if i == ns["target"] else "")
-                for i, v in enumerate(ns["values"])
-            ],
-        )
+        ticks = [f"logit {v:g}" for v in ns["values"]]
+        ticks[ns["target"]] += " (target)"
+        ax.set_xticks(list(where), ticks)
         ax.legend()
 
     return plot_svg(draw, name="07-softmax", size=(6.0, 3.2))
@@ -269,14 +265,10 @@ def three_rates(ns):
 
 @figure("10-two-moons.md", "10-boundary")
 def decision_boundary(ns):
-    model = ns["model"]
-    return scatter_svg(
-        _moons(ns),
-        name="10-boundary",
-        labels=MOONS,
-        boundary=lambda x, y: model([x, y]).data,
-        resolution=50,
-    )
+    def score(x, y):  # the trained model's output at a point
+        return ns["model"]([x, y]).data
+
+    return scatter_svg(_moons(ns), name="10-boundary", labels=MOONS, boundary=score, resolution=50)
 
 
 @figure("appendix-making-it-fast.md", "appendix-variants")
