@@ -407,12 +407,9 @@ def main(argv: "list[str]") -> int:
         if command == "serve":
             serve_address(rest)  # before the environment is set up, which may take minutes
         ensure_environment(command)
-    except UsageError as error:
+    except (UsageError, SetupError) as error:
         print(f"dev: {error}", file=sys.stderr)
-        return 2
-    except SetupError as error:
-        print(f"dev: {error}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(error, UsageError) else 1
     env = {**os.environ, "MICROGRAD_DEV": "1"}  # tools/tangle.py: we are in .venv already
     if command == "serve":
         return serve(rest, env)
