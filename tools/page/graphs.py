@@ -138,42 +138,43 @@ def first_neuron(ns):
     return dot_after_backward(n, {**names, n: "n"})
 
 
-def _walks(ns) -> list:
-    """Chapter 3's three walks of the diamond: (title, walk(root) -> the nodes it released,
-    in order; None for the engine's own backward)."""
-    return [
+def _walked(ns) -> list:
+    """Chapter 3's three walks, each recorded on a fresh diamond of the chapter's (x, a, b, c,
+    L), every named node a step where the walk releases it: (title, recording, names)."""
+    walks = [
         ("careless, b first", lambda root: ns["careless_backward"](root)),
         ("careless, c first", lambda root: ns["careless_backward"](root, False)),
-        ("reverse topological order", None),
+        ("reverse topological order", None),  # the engine's own order
     ]
-
-
-def _named_diamond(ns):
-    """A fresh diamond of the chapter's (x, a, b, c, L), its x and root, and their names."""
-    x, a, root = ns["diamond"]()
-    return x, root, {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
+    walked = []
+    for title, walk in walks:
+        x, a, root = ns["diamond"]()
+        names = {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
+        walked.append((title, steps.record(root, names, walk=walk, leaves=True), names))
+    return walked
 
 
 @graph_figure("03-backward.md", "03-careless-walk", key=2)  # reverse topological
 def careless_walk(ns):
-    """The diamond three times: each node numbered in the order a walk released it."""
+    """The diamond three times: each node numbered in the order a walk released it, and
+    marked where it ran before all its consumers had sent it their share (Step.waiting)."""
     lines = []
-    for k, (title, walk) in enumerate(_walks(ns)):
-        walk = walk or (lambda root: (root.backward(), root.topo()[::-1])[1])
-        x, root, names = _named_diamond(ns)
-        step = {node: i + 1 for i, node in enumerate(n for n in walk(root) if n in names)}
+    for k, (title, recording, names) in enumerate(_walked(ns)):
+        released = {
+            recording.names[s.node]: (n, s.waiting) for n, s in enumerate(recording.steps, 1)
+        }
         boxes = []
-        for node, name in names.items():
-            consumers = [step[c] for c, called in names.items() if called in ("b", "c")]
-            early = name == "a" and step[node] < max(consumers)  # before b or c sent to it
+        for name in names.values():
+            n, early = released[name]
             mark = ", penwidth=2.5" if early else ""
             note = " (too early)" if early else ""
-            boxes.append(f'    {name}{k} [label="{name}: released {step[node]}{note}"{mark}];')
+            boxes.append(f'    {name}{k} [label="{name}: released {n}{note}"{mark}];')
         boxes += [
             f"    x{k} -> a{k}; x{k} -> a{k}; a{k} -> b{k}; a{k} -> c{k};",
             f"    b{k} -> L{k}; c{k} -> L{k};",
         ]
-        lines += cluster(k, f"{title}\\nx.grad = {x.grad:g}", boxes)
+        x_grad = recording.final[recording.names.index("x")]
+        lines += cluster(k, f"{title}\\nx.grad = {x_grad:g}", boxes)
     return digraph("walks", "TB", lines)
 
 
@@ -215,9 +216,7 @@ def scalar_neuron_steps(ns):
 def careless_walk_steps(ns):
     """The figure's three walks, each recorded on a diamond of its own, side by side."""
     tracks = []
-    for k, (title, walk) in enumerate(_walks(ns)):
-        _, root, names = _named_diamond(ns)
-        recording = steps.record(root, names, walk=walk, leaves=True)  # as the figure numbers
+    for k, (title, recording, names) in enumerate(_walked(ns)):
         shown = set(names.values())  # the constants are not drawn
         drawn = {i: f"{name}{k}" for i, name in enumerate(recording.names) if name in shown}
         texts = ((f"cluster_{k}", "x.grad = ", "x"),)
