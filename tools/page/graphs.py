@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from . import steps
-from .figures import graph_figure, steps_of
+from .figures import figure, steps_of
 
 
 def dot_after_backward(root, names) -> str:
@@ -87,7 +87,7 @@ def _names(nodes: dict) -> dict:
     return {node: name for name, node in nodes.items()}
 
 
-@graph_figure("01-what-autograd-records.md", "01-diamond")
+@figure("01-what-autograd-records.md", "01-diamond", graph=True)
 def chain_rule_by_hand(ns):
     """Chapter 1's hand computation: values in the boxes, local derivatives on the arrows."""
     g = {k: f"{ns[k]:g}" for k in ("x", "a", "b", "c", "L", "dL_da", "dL_dx", "da_dx")}
@@ -126,7 +126,7 @@ def chain_rule_by_the_engine(ns):
     ]
 
 
-@graph_figure("02-the-value-atom.md", "02-neuron")
+@figure("02-the-value-atom.md", "02-neuron", graph=True)
 def first_neuron(ns):
     """Chapter 2's neuron, built afresh from the chapter's numbers, after backward()."""
     from micrograd import Value
@@ -154,7 +154,7 @@ def _walked(ns) -> list:
     return walked
 
 
-@graph_figure("03-backward.md", "03-careless-walk", key=2)  # reverse topological
+@figure("03-backward.md", "03-careless-walk", graph=True, key=2)  # reverse topological
 def careless_walk(ns):
     """The diamond three times: each node numbered in the order a walk released it, and
     marked where it ran before all its consumers had sent it their share (Step.waiting)."""
@@ -190,7 +190,7 @@ def _neuron(ns):
     return loss, names
 
 
-@graph_figure("05-a-scalar-neuron.md", "05-neuron")
+@figure("05-a-scalar-neuron.md", "05-neuron", graph=True)
 def scalar_neuron(ns):
     return dot_after_backward(*_neuron(ns))
 
@@ -260,7 +260,7 @@ def structures(*graphs: tuple[str, object, dict]) -> str:
     )
 
 
-@graph_figure("06-neuron-layer-mlp.md", "06-dot")
+@figure("06-neuron-layer-mlp.md", "06-dot", graph=True)
 def one_node_per_neuron(ns):
     w, x, b, fused = ns["w"], ns["x"], ns["b"], ns["fused"]
     names = {b: "b", **{v: f"w{i}" for i, v in enumerate(w)}}
@@ -300,20 +300,20 @@ def one_node_per_neuron_steps(ns):
     return tracks
 
 
-@graph_figure("08-drawing-the-graph.md", "08-diamond")
+@figure("08-drawing-the-graph.md", "08-diamond", graph=True)
 def graph_dot_of_the_diamond(ns):
     nodes = _diamond(ns["x"].data)  # the chapter's x, as the reader may have changed it
     return dot_after_backward(nodes["L"], _names(nodes))
 
 
-@graph_figure("09-failure-cases.md", "09-cut", key=0)  # the copied number
+@figure("09-failure-cases.md", "09-cut", graph=True, key=0)  # the copied number
 def the_cut_graph(ns):
     return structures(
         ("built on a copied number", ns["cut"], {}), ("built on the prediction", ns["intact"], {})
     )
 
 
-@graph_figure("13-forward-and-reverse-mode.md", "13-sweeps")
+@figure("13-forward-and-reverse-mode.md", "13-sweeps", graph=True)
 def forward_and_reverse_sweeps(ns):
     """The graph of f twice: tangents pushed forward from x1, cotangents pulled back from f1."""
     from micrograd import Value
@@ -353,7 +353,7 @@ def forward_and_reverse_sweeps(ns):
     return digraph("sweeps", "LR", lines)
 
 
-@graph_figure("14-dynamic-static-captured.md", "14-branches")
+@figure("14-dynamic-static-captured.md", "14-branches", graph=True)
 def the_branch_taken(ns):
     from micrograd import Value, graph_dot
 
