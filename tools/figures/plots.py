@@ -56,24 +56,24 @@ def plot_svg(
     return inline(svg, 'stroke-linejoin="round" stroke-linecap="butt" ')
 
 
+def per_step(ax, curves: Mapping[str, Sequence[float]], ylabel: str = "", logy: bool = False):
+    """On ``ax``, one line per named curve, against its index: the step."""
+    for name, ys in curves.items():
+        ax.plot(range(len(ys)), ys, label=name)
+    ax.set_xlabel("step")
+    ax.set_ylabel(ylabel)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    if logy:
+        ax.set_yscale("log")
+
+
 def line_plot_svg(
-    curves: Mapping[str, Sequence[float]],
-    *,
-    name: str,
-    xlabel: str = "step",
-    ylabel: str = "",
-    logy: bool = False,
+    curves: Mapping[str, Sequence[float]], *, name: str, ylabel: str = "", logy: bool = False
 ) -> str:
     """One line per named curve, against its index (e.g. loss and accuracy per step)."""
 
     def draw(ax):
-        for name, ys in curves.items():
-            ax.plot(range(len(ys)), ys, label=name)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.xaxis.get_major_locator().set_params(integer=True)
-        if logy:
-            ax.set_yscale("log")
+        per_step(ax, curves, ylabel, logy)
         if len(curves) > 1:
             ax.legend()
 
@@ -246,18 +246,12 @@ def training_curves(ns):
 @figure("10-two-moons.md", "10-rates")
 def three_rates(ns):
     """The loss (log scale) and the training accuracy of the same training at three rates."""
-    runs = ns["by_rate"]
+    runs = ns["by_rate"].items()  # rate -> (losses, accuracies)
+    losses, accuracies = ({f"first rate {r}": run[k] for r, run in runs} for k in (0, 1))
 
     def draw(axes):
-        for rate, (losses, accuracies) in runs.items():
-            for ax, values in zip(axes, (losses, accuracies)):
-                ax.plot(range(len(values)), values, label=f"first rate {rate}")
-        axes[0].set_yscale("log")
-        axes[0].set_ylabel("loss")
-        axes[1].set_ylabel("training accuracy")
-        for ax in axes:
-            ax.set_xlabel("step")
-            ax.xaxis.get_major_locator().set_params(integer=True)
+        per_step(axes[0], losses, "loss", logy=True)
+        per_step(axes[1], accuracies, "training accuracy")
         axes[1].legend(loc="lower right")
 
     return plot_svg(draw, name="10-rates", size=(7.0, 3.2), panels=2)
