@@ -355,13 +355,6 @@ def piped(line: list) -> list:
     return [python, "-c", PIPED, *what]
 
 
-def quiet() -> int:
-    """dev.py's own reader has gone (BrokenPipeError): say nothing more, and fail no more at
-    exit; the exit code Python's docs advise."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 1
-
-
 def command_line(command: str, rest: "list[str]") -> list:
     """What ``dev.py <command> <rest>`` runs, with .venv's Python."""
     return command_lines(rest)[command]
@@ -423,8 +416,9 @@ def run(argv: "list[str]") -> int:
             return main(argv)
         finally:
             sys.stdout.flush()
-    except BrokenPipeError:
-        return quiet()
+    except BrokenPipeError:  # its reader has gone: say nothing more, and fail no more at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1  # as Python's docs advise
 
 
 if __name__ == "__main__":

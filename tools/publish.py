@@ -63,13 +63,6 @@ def lesser(log: str) -> list[str]:
     return [line.split(LESSER, 1)[1].strip() for line in log.splitlines() if LESSER in line]
 
 
-def say_lesser(reasons: list[str]) -> None:
-    """The reasons the site is lesser, on stderr, after everything else."""
-    sys.stdout.flush()
-    for reason in reasons:
-        print(f"publish: the site is lesser: {reason}", file=sys.stderr, flush=True)
-
-
 def step(what: str) -> None:
     """Say what is starting, before it takes its time."""
     print(f"publish: {what} ...", flush=True)
@@ -179,8 +172,10 @@ def main(argv: list[str]) -> int:
     except PublishError as error:
         print(f"publish: {error}", file=sys.stderr)
         return 1
-    finally:
-        say_lesser(reasons)
+    finally:  # what the site goes without, after everything else
+        sys.stdout.flush()
+        for reason in reasons:
+            print(f"publish: the site is lesser: {reason}", file=sys.stderr, flush=True)
     return 0
 
 

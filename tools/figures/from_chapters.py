@@ -35,18 +35,14 @@ def path(name: str) -> Path:
     return FOLDER / f"{name}.svg"
 
 
-def _graphviz() -> str:
-    scripts = Path(sysconfig.get_path("scripts")) / "graphviz-pure"
-    found = str(scripts) if scripts.exists() else shutil.which("graphviz-pure")
-    if not found:
-        raise RuntimeError("graphviz-pure is not installed: pip install graphviz-pure")
-    return found
-
-
 def svg_from_dot(dot_text: str) -> str:
     """The DOT graph ``dot_text`` laid out by Graphviz, as inline SVG."""
+    beside = Path(sysconfig.get_path("scripts")) / "graphviz-pure"  # this Python's, else PATH's
+    graphviz = str(beside) if beside.exists() else shutil.which("graphviz-pure")
+    if not graphviz:
+        raise RuntimeError("graphviz-pure is not installed: pip install graphviz-pure")
     dot = dot_for_graphviz(dot_text)
-    result = subprocess.run([_graphviz(), "-Tsvg"], input=dot, capture_output=True, text=True)
+    result = subprocess.run([graphviz, "-Tsvg"], input=dot, capture_output=True, text=True)
     if result.returncode != 0:
         raise ValueError(f"graphviz-pure could not draw this graph:\n{result.stderr}")
     return from_graphviz(result.stdout)
