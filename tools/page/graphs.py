@@ -87,6 +87,11 @@ def _names(nodes: dict) -> dict:
     return {node: name for name, node in nodes.items()}
 
 
+def _neuron_names(w, x, b) -> dict:
+    """What chapter 6 calls a neuron's bias, weights and inputs."""
+    return {b: "b", **{v: f"{n}{i}" for n, vs in (("w", w), ("x", x)) for i, v in enumerate(vs)}}
+
+
 @figure("01-what-autograd-records.md", "01-diamond", graph=True)
 def chain_rule_by_hand(ns):
     """Chapter 1's hand computation: values in the boxes, local derivatives on the arrows."""
@@ -262,9 +267,7 @@ def structures(*graphs: tuple[str, object, dict]) -> str:
 
 @figure("06-neuron-layer-mlp.md", "06-dot", graph=True)
 def one_node_per_neuron(ns):
-    w, x, b, fused = ns["w"], ns["x"], ns["b"], ns["fused"]
-    names = {b: "b", **{v: f"w{i}" for i, v in enumerate(w)}}
-    names |= {v: f"x{i}" for i, v in enumerate(x)}
+    names, fused = _neuron_names(ns["w"], ns["x"], ns["b"]), ns["fused"]
     return structures(
         ("one dot node", fused, {**names, fused: "dot"}), ("the long way", ns["long_way"], names)
     )
@@ -279,8 +282,7 @@ def one_node_per_neuron_steps(ns):
     def leaves():  # the chapter's numbers, in fresh leaves, and their names
         w, x = ([Value(v.data) for v in ns[name]] for name in "wx")
         b = Value(ns["b"].data)
-        named = {v: f"{n}{i}" for n, vs in (("w", w), ("x", x)) for i, v in enumerate(vs)}
-        return w, x, b, {b: "b", **named}
+        return w, x, b, _neuron_names(w, x, b)
 
     w, x, b, names = leaves()
     fused = ns["dot"](w, x, b)
@@ -329,9 +331,7 @@ def forward_and_reverse_sweeps(ns):
     ahead = trace(*(dual(v, 1.0 if k == 0 else 0.0) for k, v in enumerate(point)))
     back = trace(*(Value(v) for v in point))
     back["f1"].backward()
-    edges = [
-        edge.split() for edge in ("x1 s", "x2 s", "x3 t", "s p", "x3 p", "s f1", "t f1", "p f2")
-    ]
+    edges = [e.split() for e in ("x1 s", "x2 s", "x3 t", "s p", "x3 p", "s f1", "t f1", "p f2")]
     names = dict(s="s = x1 x2", t="t = tanh x3", p="p = s x3", f1="f1 = s + t", f2="f2 = exp p")
     lines = []
     sweeps = [  # graphviz stacks the boxes bottom up: reverse first puts forward on top
@@ -341,13 +341,11 @@ def forward_and_reverse_sweeps(ns):
     for k, (title, nodes, kind, direction) in enumerate(sweeps):
         boxes = []
         for name, node in nodes.items():
-            number, carried = (
+            number, sent = (
                 (node.value, node.tangent) if kind == "tangent" else (node.data, node.grad)
             )
-            boxes.append(
-                f'    {name}{k} [label="{names.get(name, name)}\\nvalue {number:.3g}\\n'
-                f'{kind} {carried:.3g}"];'
-            )
+            label = f"{names.get(name, name)}\\nvalue {number:.3g}\\n{kind} {sent:.3g}"
+            boxes.append(f'    {name}{k} [label="{label}"];')
         boxes += [f"    {a}{k} -> {b}{k} [dir={direction}];" for a, b in edges]
         lines += cluster(k, title, boxes)
     return digraph("sweeps", "LR", lines)
