@@ -331,11 +331,8 @@ def updated_outputs(read: Chapter, printed: dict[int, str], now: Chapter | None 
     now = read if now is None else now
     found = _found(read, now, printed)
     lines = re.split(r"(?<=\n)", now.text)  # at "\n" only, as Markdown counts lines
-    for index, cell in sorted(
-        ((index, now.cells[there]) for index, there in found.items()),
-        key=lambda item: -item[1].line,
-    ):
-        text = printed[index]
+    for index, there in sorted(found.items(), key=lambda item: -item[1]):  # bottom up
+        cell, text = now.cells[there], printed[index]
         ticks = fence_ticks(text)
         block = [f"{ticks}{OUTPUT}\n", run.shown(text), f"{ticks}\n"]
         if cell.output is not None:  # replace from its opening to its closing backticks

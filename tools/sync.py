@@ -238,9 +238,8 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
             "two changes together"
         )
     else:
-        chapters_diff = diff_text(base, chapters, f"{name} (last generated)", "the chapters now")
-        engine_diff = diff_text(base, text, f"{name} (last generated)", f"{name} (on disk)")
-        details = chapters_diff + engine_diff
+        details = diff_text(base, chapters, f"{name} (last generated)", "the chapters now")
+        details += diff_text(base, text, f"{name} (last generated)", f"{name} (on disk)")
         shown = f"diffs above: first the chapters' change, then {name}'s"
     raise RefusalError(
         f"refusing: both {name} and the chapters changed since {name} was generated, and "

@@ -34,9 +34,7 @@ def plot_svg(
             ("text.color", "axes.labelcolor", "axes.edgecolor", "xtick.color", "ytick.color"),
             _SENTINEL,
         ),
-        "legend.frameon": False,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
+        **dict.fromkeys(("legend.frameon", "axes.spines.top", "axes.spines.right"), False),
     }
     with plt.rc_context(style):
         fig, ax = plt.subplots(1, panels, figsize=size, layout="constrained")
