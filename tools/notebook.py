@@ -210,16 +210,15 @@ class Notebook(run.Notebook):
         self.as_read = Chapter.read(path, text)  # the text its cells come from
         self.engine_module = None  # a learner's engine, used instead of the engine chunks
         self.engine_error: EngineImportError | None = None  # raised by the first cell run
+        cells = cells_of(self.as_read, optional_needs(optional))
         if engine is not None:
+            cells = [dataclasses.replace(c, code=for_a_learner(c.code)) for c in cells]
             try:
                 self.engine_module = import_engine(engine)
             except EngineImportError as error:
                 self.engine_error, self.engine_module = error, types.ModuleType("micrograd")
             if patch is not None and self.engine_error is None:
                 patch(self.engine_module)
-        cells = cells_of(self.as_read, optional_needs(optional))
-        if engine is not None:
-            cells = [dataclasses.replace(c, code=for_a_learner(c.code)) for c in cells]
         super().__init__(
             relative(path, ROOT),
             cells,

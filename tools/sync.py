@@ -200,14 +200,12 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
             f"with the chapters' version: `{TANGLE} --force`"
         )
     header, digest, body = parts
-    if header != generated_header(digest):
-        last = header.count("\n")
+    generated, last = generated_header(digest), header.count("\n")
+    if header != generated:
         raise RefusalError(
             f"{name}:1-{last}: an edit to the header cannot be written "
             f"into a chapter (the header is generated): undo it, then run `{SYNC}` again",
-            diff_text(
-                generated_header(digest), header, f"{name} header (generated)", f"{name} (on disk)"
-            ),
+            diff_text(generated, header, f"{name} header (generated)", f"{name} (on disk)"),
         )
     if sha256(body) == digest:  # micrograd.py is as generated: the chapters changed
         rewrite(out, text, fresh.text, crlf=False)

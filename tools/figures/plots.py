@@ -11,8 +11,8 @@ from tools.page.figures import figure, nudges_of
 from tools.page.steps import TIMES
 from tools.page.svg import inline
 
-_SENTINEL = "#010203"  # matplotlib's "black", replaced by the page's text colour
-TEXT_COLOUR = _SENTINEL  # for lines drawn by hand that should take the text colour
+# matplotlib's "black", and any line drawn in it, made the page's text colour in the SVG
+TEXT_COLOUR = "#010203"
 
 
 def plot_svg(
@@ -32,7 +32,7 @@ def plot_svg(
         "svg.fonttype": "path",  # text as outlines: looks the same without the font
         **dict.fromkeys(
             ("text.color", "axes.labelcolor", "axes.edgecolor", "xtick.color", "ytick.color"),
-            _SENTINEL,
+            TEXT_COLOUR,
         ),
         **dict.fromkeys(("legend.frameon", "axes.spines.top", "axes.spines.right"), False),
     }
@@ -46,7 +46,7 @@ def plot_svg(
             )
         finally:
             plt.close(fig)
-    svg = out.getvalue().replace(_SENTINEL, "currentColor")
+    svg = out.getvalue().replace(TEXT_COLOUR, "currentColor")
     # matplotlib's <style> would apply to the whole page: say the same on the root instead
     svg = svg.replace(
         '<style type="text/css">*{stroke-linejoin: round; stroke-linecap: butt}</style>', ""

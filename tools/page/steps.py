@@ -102,6 +102,7 @@ def record(
     if any(node._local is None for node in nodes):
         raise RuntimeError(SPENT)
     index = {node: i for i, node in enumerate(nodes)}
+    called = tuple(names.get(node) or label(node) for node in nodes)
     consumers: list[set[int]] = [set() for _ in nodes]
     for node in nodes:
         for operand in node._prev:
@@ -131,15 +132,13 @@ def record(
             got = nodes[j].grad
             if got != expected and not (got != got and expected != expected):  # nan is nan
                 raise AssertionError(
-                    f"{names.get(node) or label(node)}._backward() left "
-                    f"{names.get(nodes[j]) or label(nodes[j])}.grad = {got!r}, "
+                    f"{called[i]}._backward() left {called[j]}.grad = {got!r}, "
                     f"not {expected!r} (its gradient + local * grad, edge by edge)"
                 )
         if node._prev:
             node._local = None  # spent, as backward() leaves it
         ran.add(i)
         steps.append(Step(i, grad, tuple(edges), waiting))
-    called = tuple(names.get(node) or label(node) for node in nodes)
     ops = tuple(node._op for node in nodes)
     return Recording(called, ops, index[root], start, tuple(steps))
 
