@@ -359,7 +359,6 @@ def write_outputs(path: Path, read: str, printed: dict[int, str]) -> bool:
         new = updated_outputs(Chapter(path, read), printed, Chapter(path, now))
     except ChangedError as error:
         raise ChangedError(f"{relative(path)} was edited since it was read: {error}") from None
-    if new == now:
-        return False
-    rewrite(path, now, new)
-    return True
+    if new != now:
+        rewrite(path, now, new)
+    return new != now

@@ -74,17 +74,15 @@ def track(
     return steps.Track(recording, title, boxes, edges, tuple(shown), stated, by_hand)
 
 
-def _diamond(x_value=3.0):
+def _diamond(x_value: float):
+    """Chapter 1's diamond at ``x_value``, built from Values: its root L, and its names."""
     from micrograd import Value
 
     x = Value(x_value)
     a = x * x
     b, c = 2 * a, 3 * a
-    return {"x": x, "a": a, "b": b, "c": c, "L": b + c}
-
-
-def _names(nodes: dict) -> dict:
-    return {node: name for name, node in nodes.items()}
+    root = b + c
+    return root, {x: "x", a: "a", b: "b", c: "c", root: "L"}
 
 
 def _neuron_names(w, x, b) -> dict:
@@ -115,9 +113,9 @@ def chain_rule_by_hand(ns):
 @steps_of("01-diamond")
 def chain_rule_by_the_engine(ns):
     """The same diamond built from Values at the chapter's x, run backward step by step."""
-    nodes = _diamond(ns["x"])
-    recording = steps.record(nodes["L"], _names(nodes))
-    drawn = {i: name for i, name in enumerate(recording.names) if name in nodes}
+    root, names = _diamond(ns["x"])
+    recording = steps.record(root, names)
+    drawn = {i: name for i, name in enumerate(recording.names) if name in names.values()}
     return [
         track(
             "01-diamond",
@@ -304,8 +302,7 @@ def one_node_per_neuron_steps(ns):
 
 @figure("08-drawing-the-graph.md", "08-diamond", graph=True)
 def graph_dot_of_the_diamond(ns):
-    nodes = _diamond(ns["x"].data)  # the chapter's x, as the reader may have changed it
-    return dot_after_backward(nodes["L"], _names(nodes))
+    return dot_after_backward(*_diamond(ns["x"].data))  # the chapter's x, as the reader left it
 
 
 @figure("09-failure-cases.md", "09-cut", graph=True, key=0)  # the copied number
