@@ -157,17 +157,16 @@ def main(argv: list[str]) -> int:
         return 2
     reasons: list[str] = []
     try:
-        step(
-            f"building the site into {relative(SITE)}/ (mkdocs build --strict: every chapter runs)"
-        )
+        site = relative(SITE)
+        step(f"building the site into {site}/ (mkdocs build --strict: every chapter runs)")
         reasons = build()
-        print(f"publish: wrote {relative(SITE)}/ (open {relative(SITE / 'index.html')})")
+        print(f"publish: wrote {site}/ (open {relative(SITE / 'index.html')})")
         if command == "pdf" or options:
             step(f"printing the whole book with Chromium ({relative(SITE / PRINT_PAGE)})")
             out = pdf()
             print(f"publish: wrote {relative(out)} ({pages(out)} pages, with an outline)")
         if options:  # --archive
-            step(f"zipping {relative(SITE)}/ with its PDF")
+            step(f"zipping {site}/ with its PDF")
             print(f"publish: wrote {relative(archive())} (the site and the PDF, to read offline)")
     except PublishError as error:
         print(f"publish: {error}", file=sys.stderr)
