@@ -37,8 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("MICROGRAD_VENV") or ROOT / ".venv").absolute()
-BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
-PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+PYTHON = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 STAMP = VENV / "installed.sha256"
 EXTRAS = ["learn", "site", "test"]  # one environment serves every command
 # Commands that need less, and start sooner on a fresh clone: learner mode reads chapters and

@@ -125,11 +125,9 @@ def pdf(site: Path = SITE) -> Path:
 
 def archive(site: Path = SITE, out: Path = ARCHIVE) -> Path:
     """``site`` (with its PDF) as one zip, its files under the-literate-micrograd/."""
-    top = out.stem
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zipped:
-        for path in sorted(site.rglob("*")):
-            if path.is_file():
-                zipped.write(path, f"{top}/{path.relative_to(site).as_posix()}")
+        for path in sorted(path for path in site.rglob("*") if path.is_file()):
+            zipped.write(path, f"{out.stem}/{path.relative_to(site).as_posix()}")
     return out
 
 

@@ -101,8 +101,7 @@ def scatter_svg(
     or negative are shaded on a ``resolution`` x ``resolution`` grid and the line where it
     is zero is drawn: a classifier's decision boundary.
     """
-    everything = [point for points, _ in groups.values() for point in points]
-    xs, ys = [p[0] for p in everything], [p[1] for p in everything]
+    xs, ys = zip(*(point for points, _ in groups.values() for point in points))
 
     def draw(ax):
         if boundary is not None:
