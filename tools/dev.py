@@ -142,10 +142,8 @@ def ensure_environment(command: "str | None" = None) -> None:
     spec = f".[{','.join(wanted)}]"
     took = "under a minute" if command in LIGHT else "a few minutes the first time"
     print(f"dev: installing {spec} into {VENV} ({took})", flush=True)
-    result = subprocess.run(
-        [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-e", spec], cwd=ROOT
-    )
-    if result.returncode != 0:
+    pip = [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-e", spec]
+    if subprocess.run(pip, cwd=ROOT).returncode != 0:
         raise SetupError(
             f"installing {spec} into {VENV} failed: pip says why above. Check the network "
             "connection to PyPI (or the proxy), then run the same command again"

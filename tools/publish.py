@@ -38,6 +38,13 @@ PDF = "the-literate-micrograd.pdf"  # in the site folder, so the archive and Pag
 ARCHIVE = ROOT / "the-literate-micrograd.zip"
 PRINT_PAGE = "print_page.html"
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+# Chromium that prints and nothing else (no first-run pages, updates or sync), with an outline
+# and without the browser's header and footer.
+PRINTING = [
+    "--headless", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--generate-pdf-document-outline",
+    "--no-pdf-header-footer",
+]  # fmt: skip
 
 
 class PublishError(Exception):
@@ -82,21 +89,10 @@ def browser() -> str:
 def print_pdf(page: Path, out: Path) -> Path:
     """Print the built page ``page`` (an HTML file) to the PDF ``out``, with an outline."""
     with tempfile.TemporaryDirectory() as profile:
-        command = [
-            browser(),
-            "--headless",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            *(["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
-            f"--print-to-pdf={out}",
-            "--generate-pdf-document-outline",
-            "--no-pdf-header-footer",
-            page.resolve().as_uri(),
-        ]
+        command = [browser(), *PRINTING, f"--user-data-dir={profile}", f"--print-to-pdf={out}"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:  # root: Chromium's sandbox refuses it
+            command.append("--no-sandbox")
+        command.append(page.resolve().as_uri())
         out.unlink(missing_ok=True)
         result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if result.returncode != 0 or not out.exists() or not out.read_bytes().startswith(b"%PDF"):

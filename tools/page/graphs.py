@@ -204,15 +204,8 @@ def scalar_neuron_steps(ns):
     product = loss._prev[0]._prev[0]._prev[0]  # L = r**2, r = p - y, p = w*x + b
     recording = steps.record(loss, {**names, product: "w·x"})
     every = dict(enumerate(f"n{i}" for i in range(len(recording.names))))  # graph_dot's
-    return [
-        track(
-            "05-neuron",
-            recording,
-            every,
-            readouts={i: "grad " for i, node in enumerate(loss.topo()) if node._op != "const"},
-            result=("w", "b", "x", "y"),
-        )
-    ]
+    readouts = {i: "grad " for i, node in enumerate(loss.topo()) if node._op != "const"}
+    return [track("05-neuron", recording, every, readouts=readouts, result=("w", "b", "x", "y"))]
 
 
 @steps_of("03-careless-walk")
@@ -254,13 +247,8 @@ def structure_dot(root, names: dict) -> str:
 
 def structures(*graphs: tuple[str, object, dict]) -> str:
     """Graphs (title, root, names) stacked, each drawn as its shape, its size in its title."""
-    return side_by_side(
-        [
-            (f"{title}: {len(root.topo())} nodes", structure_dot(root, names))
-            for title, root, names in graphs
-        ],
-        rankdir="TB",
-    )
+    sized = [(f"{title}: {len(g.topo())} nodes", structure_dot(g, n)) for title, g, n in graphs]
+    return side_by_side(sized, rankdir="TB")
 
 
 @figure("06-neuron-layer-mlp.md", "06-dot", graph=True)
