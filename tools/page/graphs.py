@@ -213,8 +213,7 @@ def careless_walk_steps(ns):
     """The figure's three walks, each recorded on a diamond of its own, side by side."""
     tracks = []
     for k, (title, recording, names) in enumerate(_walked(ns)):
-        shown = set(names.values())  # the constants are not drawn
-        drawn = {i: f"{name}{k}" for i, name in enumerate(recording.names) if name in shown}
+        drawn = {i: f"{n}{k}" for i, n in enumerate(recording.names) if n in names.values()}
         texts = ((f"cluster_{k}", "x.grad = ", "x"),)
         tracks.append(
             track("03-careless-walk", recording, drawn, title=title, texts=texts, result=("x",))

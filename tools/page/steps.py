@@ -247,6 +247,7 @@ def table(tracks: Sequence[Track]) -> str:
     for track in tracks:
         recording = track.recording
         names, final = recording.names, recording.final
+        unwritten = "const" if track.by_hand else None  # by hand, the constants go unsaid
         if track.title:
             ends = ", ".join(f"{names[i]}.grad ends at {number(final[i])}" for i in track.result)
             parts.append(f"**{track.title}**" + (f" ({ends})" if ends else "") + "\n")
@@ -258,9 +259,7 @@ def table(tracks: Sequence[Track]) -> str:
             "|---:|---|---:|---|---|",
         ]
         for k, step in enumerate(recording.steps, 1):
-            edges = [
-                e for e in step.edges if not (track.by_hand and recording.ops[e.operand] == "const")
-            ]
+            edges = [e for e in step.edges if recording.ops[e.operand] != unwritten]
             node = names[step.node]
             if step.waiting:
                 node += f" (too early: before {_waited(recording, step)})"
