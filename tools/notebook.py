@@ -174,15 +174,11 @@ def engine_before(path: Path, book: Path | None = None) -> list[Chunk]:
 def cells_of(chapter: Chapter, needs) -> list[run.Cell]:
     """The chapter's python fences as the runner's cells."""
     fences = [cell.fence for cell in chapter.cells]
-    return [
-        run.Cell(c.line, c.fence.code, c.fence.is_engine, blocked=why, **_output(c.output))
-        for c, why in zip(chapter.cells, blockers(fences, needs))
-    ]
-
-
-def _output(block: Fence | None) -> dict:
-    """run.Cell's fields for a cell's output block (None: it has none)."""
-    return {"output": block.code, "output_line": block.opening} if block else {}
+    cells = []
+    for c, why in zip(chapter.cells, blockers(fences, needs)):
+        output = {"output": c.output.code, "output_line": c.output.opening} if c.output else {}
+        cells.append(run.Cell(c.line, c.fence.code, c.fence.is_engine, blocked=why, **output))
+    return cells
 
 
 class Notebook(run.Notebook):

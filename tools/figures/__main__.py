@@ -45,22 +45,17 @@ def main(argv: list[str] | None = None) -> int:
     kept: list[tuple[Path, str]] = []  # (file, why), said in either mode
     blocked = False  # a figure stays stale: its file is not the command's to overwrite
 
-    def draw(file: Path, text: str) -> None:
-        file.parent.mkdir(exist_ok=True)
-        file.write_text(text, encoding="utf-8", newline="\n")
-        written[file.name] = record.digest(text)
-
     figures = drawn()
     for name, text in figures.items():
         file = path(name)
-        if file.exists() and file.read_text(encoding="utf-8") == text:
-            written[file.name] = record.digest(text)  # exactly a drawing of ours
-        elif file.exists() and not record.is_ours(file, written):
-            blocked = True
-            kept.append((file, STALE))
-        else:
-            at = relative(file)
-            to_do.append((f"would draw {at}", f"drew {at}", partial(draw, file, text)))
+        if not file.exists() or file.read_text(encoding="utf-8") != text:
+            if file.exists() and not record.is_ours(file, written):
+                blocked = True
+                kept.append((file, STALE))
+                continue
+            draw = partial(file.write_text, text, encoding="utf-8", newline="\n")
+            to_do.append((f"would draw {relative(file)}", f"drew {relative(file)}", draw))
+        written[file.name] = record.digest(text)  # exactly a drawing of ours, now or once drawn
     for file in sorted(set(FOLDER.glob("*.svg")) - {path(name) for name in figures}):
         # Left over (a figure taken out, or one that now fits a phone's column): deleted only
         # if the command wrote it and nothing links to it.
@@ -97,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             print("figures: all up to date")
         return 1 if to_do or blocked else 0
 
+    FOLDER.mkdir(exist_ok=True)
     for _, did, do in to_do:
         try:
             do()
