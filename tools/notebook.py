@@ -116,13 +116,10 @@ def optional_needs(everything: bool = True):
     ``everything`` False, any OPTIONAL module: the run does without them)."""
 
     def needs(fence: Fence) -> tuple[str, str] | None:
-        for module in fence.names.imports:
-            top = module.split(".")[0]
-            if top not in OPTIONAL:
-                continue
-            if not everything:
+        for top in (module.split(".")[0] for module in fence.names.imports):
+            if top in OPTIONAL and not everything:
                 return f"imports `{top}`", "and this run does without the optional modules"
-            if importlib.util.find_spec(top) is None:
+            if top in OPTIONAL and importlib.util.find_spec(top) is None:
                 return f"imports `{top}`", f"which is not installed here: {OPTIONAL[top]}"
         return None
 

@@ -77,9 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         read, text = chapter.read_text(encoding="utf-8"), with_step_tables(chapter, blocks)
         if text != read:
             what = f"the step tables of {relative(chapter)}"
-            to_do.append(
-                (f"would rewrite {what}", f"wrote {what}", partial(rewrite, chapter, read, text))
-            )
+            write = partial(rewrite, chapter, read, text)  # not over an edit saved meanwhile
+            to_do.append((f"would rewrite {what}", f"wrote {what}", write))
 
     for file, why in kept:
         print(f"figures: {relative(file)}: {why}")
