@@ -169,8 +169,7 @@ def careless_walk(ns):
         boxes = []
         for name in names.values():
             n, early = released[name]
-            mark = ", penwidth=2.5" if early else ""
-            note = " (too early)" if early else ""
+            mark, note = (", penwidth=2.5", " (too early)") if early else ("", "")
             boxes.append(f'    {name}{k} [label="{name}: released {n}{note}"{mark}];')
         boxes += [
             f"    x{k} -> a{k}; x{k} -> a{k}; a{k} -> b{k}; a{k} -> c{k};",

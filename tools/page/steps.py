@@ -196,7 +196,7 @@ def _joined(parts: Sequence[str]) -> str:
 
 def _waited(recording: Recording, step: Step) -> str:
     """Which consumers of the step's node have not run yet ("c", "b and c"), or ""."""
-    return _joined([recording.names[i] for i in step.waiting]) if step.waiting else ""
+    return _joined([recording.names[i] for i in step.waiting])
 
 
 def caption(track: Track, position: int) -> str:
