@@ -99,9 +99,7 @@ def _stamp(installed: "list[str] | None" = None) -> str:
 
 def installed_extras() -> "set[str]":
     """The extras .venv holds, as installed from pyproject.toml as it is now."""
-    if not STAMP.exists():
-        return set()
-    digest, _, names = STAMP.read_text().partition("\n")
+    digest, _, names = (STAMP.read_text() if STAMP.exists() else "").partition("\n")
     return set(names.split(",")) - {""} if digest == _digest() else set()
 
 

@@ -213,11 +213,8 @@ def nodes_kept_alive(ns):
     for loss in kept:
         alive.update(loss.topo())
         counts.append(len(alive))
-    return line_plot_svg(
-        {"logging loss (the Value)": counts, "logging loss.data": [0] * len(counts)},
-        name="09-kept",
-        ylabel="nodes kept alive",
-    )
+    curves = {"logging loss (the Value)": counts, "logging loss.data": [0] * len(counts)}
+    return line_plot_svg(curves, name="09-kept", ylabel="nodes kept alive")
 
 
 MOONS = ("outer moon", "inner moon")
