@@ -161,10 +161,8 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
         rewrite(path, read[path], texts[path])  # its line endings kept
     rewrite(out, text, stitched.text, crlf=False)
     places = sorted({(index, start) for index, start, *_ in edits})
-    where = ", ".join(
-        f"{stitched.chunks[index].chapter}:{stitched.chunks[index].fence.line + start}"
-        for index, start in places
-    )
+    chunks = stitched.chunks
+    where = ", ".join(f"{chunks[i].chapter}:{chunks[i].fence.line + start}" for i, start in places)
     if stitched.body != body:
         where += (
             f" (lines added below a chunk joined it; {name} now has them right after its "

@@ -162,10 +162,8 @@ def careless_walk(ns):
     """The diamond three times: each node numbered in the order a walk released it, and
     marked where it ran before all its consumers had sent it their share (Step.waiting)."""
     lines = []
-    for k, (title, recording, names) in enumerate(_walked(ns)):
-        released = {
-            recording.names[s.node]: (n, s.waiting) for n, s in enumerate(recording.steps, 1)
-        }
+    for k, (title, recorded, names) in enumerate(_walked(ns)):
+        released = {recorded.names[s.node]: (n, s.waiting) for n, s in enumerate(recorded.steps, 1)}
         boxes = []
         for name in names.values():
             n, early = released[name]
@@ -175,7 +173,7 @@ def careless_walk(ns):
             f"    x{k} -> a{k}; x{k} -> a{k}; a{k} -> b{k}; a{k} -> c{k};",
             f"    b{k} -> L{k}; c{k} -> L{k};",
         ]
-        x_grad = recording.final[recording.names.index("x")]
+        x_grad = recorded.final[recorded.names.index("x")]
         lines += cluster(k, f"{title}\\nx.grad = {x_grad:g}", boxes)
     return digraph("walks", "TB", lines)
 
