@@ -211,10 +211,9 @@ def careless_walk_steps(ns):
     tracks = []
     for k, (title, recording, names) in enumerate(_walked(ns)):
         drawn = {i: f"{n}{k}" for i, n in enumerate(recording.names) if n in names.values()}
-        texts = ((f"cluster_{k}", "x.grad = ", "x"),)
-        tracks.append(
-            track("03-careless-walk", recording, drawn, title=title, texts=texts, result=("x",))
-        )
+        texts = ((f"cluster_{k}", "x.grad = ", "x"),)  # x's gradient, in its panel's title
+        walk = track("03-careless-walk", recording, drawn, title=title, texts=texts, result=("x",))
+        tracks.append(walk)
     return tracks
 
 
