@@ -37,8 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("MICROGRAD_VENV") or ROOT / ".venv").absolute()
-BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
-PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+PYTHON = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 STAMP = VENV / "installed.sha256"
 EXTRAS = ["learn", "site", "test"]  # one environment serves every command
 # Commands that need less, and start sooner on a fresh clone: learner mode reads chapters and
@@ -100,9 +99,7 @@ def _stamp(installed: "list[str] | None" = None) -> str:
 
 def installed_extras() -> "set[str]":
     """The extras .venv holds, as installed from pyproject.toml as it is now."""
-    if not STAMP.exists():
-        return set()
-    digest, _, names = STAMP.read_text().partition("\n")
+    digest, _, names = (STAMP.read_text() if STAMP.exists() else "").partition("\n")
     return set(names.split(",")) - {""} if digest == _digest() else set()
 
 
@@ -143,10 +140,8 @@ def ensure_environment(command: "str | None" = None) -> None:
     spec = f".[{','.join(wanted)}]"
     took = "under a minute" if command in LIGHT else "a few minutes the first time"
     print(f"dev: installing {spec} into {VENV} ({took})", flush=True)
-    result = subprocess.run(
-        [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-e", spec], cwd=ROOT
-    )
-    if result.returncode != 0:
+    pip = [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-e", spec]
+    if subprocess.run(pip, cwd=ROOT).returncode != 0:
         raise SetupError(
             f"installing {spec} into {VENV} failed: pip says why above. Check the network "
             "connection to PyPI (or the proxy), then run the same command again"
@@ -355,13 +350,6 @@ def piped(line: list) -> list:
     return [python, "-c", PIPED, *what]
 
 
-def quiet() -> int:
-    """dev.py's own reader has gone (BrokenPipeError): say nothing more, and fail no more at
-    exit; the exit code Python's docs advise."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 1
-
-
 def command_line(command: str, rest: "list[str]") -> list:
     """What ``dev.py <command> <rest>`` runs, with .venv's Python."""
     return command_lines(rest)[command]
@@ -407,12 +395,9 @@ def main(argv: "list[str]") -> int:
         if command == "serve":
             serve_address(rest)  # before the environment is set up, which may take minutes
         ensure_environment(command)
-    except UsageError as error:
+    except (UsageError, SetupError) as error:
         print(f"dev: {error}", file=sys.stderr)
-        return 2
-    except SetupError as error:
-        print(f"dev: {error}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(error, UsageError) else 1
     env = {**os.environ, "MICROGRAD_DEV": "1"}  # tools/tangle.py: we are in .venv already
     if command == "serve":
         return serve(rest, env)
@@ -426,8 +411,9 @@ def run(argv: "list[str]") -> int:
             return main(argv)
         finally:
             sys.stdout.flush()
-    except BrokenPipeError:
-        return quiet()
+    except BrokenPipeError:  # its reader has gone: say nothing more, and fail no more at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1  # as Python's docs advise
 
 
 if __name__ == "__main__":

@@ -33,16 +33,6 @@ from tools.page.kernel import Chunk, describe, engine_module
 from tools.page.run import OutputMismatchError
 from tools.tangle import engine_chunks
 
-__all__ = [
-    "OPTIONAL",
-    "ChangedError",
-    "EngineImportError",
-    "Notebook",
-    "OutputMismatchError",
-    "updated_outputs",
-    "write_outputs",
-]
-
 # Modules a fence may import that the book does not require, and what their absence means.
 OPTIONAL = {
     "torch": "the folded 'The same in PyTorch' fences need it "
@@ -126,13 +116,10 @@ def optional_needs(everything: bool = True):
     ``everything`` False, any OPTIONAL module: the run does without them)."""
 
     def needs(fence: Fence) -> tuple[str, str] | None:
-        for module in fence.names.imports:
-            top = module.split(".")[0]
-            if top not in OPTIONAL:
-                continue
-            if not everything:
+        for top in (module.split(".")[0] for module in fence.names.imports):
+            if top in OPTIONAL and not everything:
                 return f"imports `{top}`", "and this run does without the optional modules"
-            if importlib.util.find_spec(top) is None:
+            if top in OPTIONAL and importlib.util.find_spec(top) is None:
                 return f"imports `{top}`", f"which is not installed here: {OPTIONAL[top]}"
         return None
 
@@ -184,17 +171,11 @@ def engine_before(path: Path, book: Path | None = None) -> list[Chunk]:
 def cells_of(chapter: Chapter, needs) -> list[run.Cell]:
     """The chapter's python fences as the runner's cells."""
     fences = [cell.fence for cell in chapter.cells]
-    return [
-        run.Cell(
-            c.line,
-            c.fence.code,
-            c.fence.engine,
-            c.output.code if c.output else None,
-            why,
-            c.output.opening if c.output else 0,
-        )
-        for c, why in zip(chapter.cells, blockers(fences, needs))
-    ]
+    cells = []
+    for c, why in zip(chapter.cells, blockers(fences, needs)):
+        output = {"output": c.output.code, "output_line": c.output.opening} if c.output else {}
+        cells.append(run.Cell(c.line, c.fence.code, c.fence.engine, blocked=why, **output))
+    return cells
 
 
 class Notebook(run.Notebook):
@@ -222,16 +203,15 @@ class Notebook(run.Notebook):
         self.as_read = Chapter.read(path, text)  # the text its cells come from
         self.engine_module = None  # a learner's engine, used instead of the engine chunks
         self.engine_error: EngineImportError | None = None  # raised by the first cell run
+        cells = cells_of(self.as_read, optional_needs(optional))
         if engine is not None:
+            cells = [dataclasses.replace(c, code=for_a_learner(c.code)) for c in cells]
             try:
                 self.engine_module = import_engine(engine)
             except EngineImportError as error:
                 self.engine_error, self.engine_module = error, types.ModuleType("micrograd")
             if patch is not None and self.engine_error is None:
                 patch(self.engine_module)
-        cells = cells_of(self.as_read, optional_needs(optional))
-        if engine is not None:
-            cells = [dataclasses.replace(c, code=for_a_learner(c.code)) for c in cells]
         super().__init__(
             relative(path, ROOT),
             cells,
@@ -316,10 +296,8 @@ def _found(read: Chapter, now: Chapter, ran: Iterable[int]) -> dict[int, int]:
     found = {}
     for index in sorted(ran):
         cell = read.cells[index]
-        was, are = (
-            then[cell.fence.info, cell.fence.code],
-            there.get((cell.fence.info, cell.fence.code), []),
-        )
+        key = cell.fence.info, cell.fence.code
+        was, are = then[key], there.get(key, [])
         where = f"the fence the run read at line {cell.opening}"
         if len(are) != len(was):
             if not are:
@@ -346,11 +324,8 @@ def updated_outputs(read: Chapter, printed: dict[int, str], now: Chapter | None 
     now = read if now is None else now
     found = _found(read, now, printed)
     lines = re.split(r"(?<=\n)", now.text)  # at "\n" only, as Markdown counts lines
-    for index, cell in sorted(
-        ((index, now.cells[there]) for index, there in found.items()),
-        key=lambda item: -item[1].line,
-    ):
-        text = printed[index]
+    for index, there in sorted(found.items(), key=lambda item: -item[1]):  # bottom up
+        cell, text = now.cells[there], printed[index]
         ticks = fence_ticks(text)
         block = [f"{ticks}{OUTPUT}\n", run.shown(text), f"{ticks}\n"]
         if cell.output is not None:  # replace from its opening to its closing backticks
@@ -378,7 +353,6 @@ def write_outputs(path: Path, read: str, printed: dict[int, str]) -> bool:
         new = updated_outputs(Chapter(path, read), printed, Chapter(path, now))
     except ChangedError as error:
         raise ChangedError(f"{relative(path)} was edited since it was read: {error}") from None
-    if new == now:
-        return False
-    rewrite(path, now, new)
-    return True
+    if new != now:
+        rewrite(path, now, new)
+    return new != now

@@ -38,6 +38,13 @@ PDF = "the-literate-micrograd.pdf"  # in the site folder, so the archive and Pag
 ARCHIVE = ROOT / "the-literate-micrograd.zip"
 PRINT_PAGE = "print_page.html"
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+# Chromium that prints and nothing else (no first-run pages, updates or sync), with an outline
+# and without the browser's header and footer.
+PRINTING = [
+    "--headless", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--generate-pdf-document-outline",
+    "--no-pdf-header-footer",
+]  # fmt: skip
 
 
 class PublishError(Exception):
@@ -63,13 +70,6 @@ def lesser(log: str) -> list[str]:
     return [line.split(LESSER, 1)[1].strip() for line in log.splitlines() if LESSER in line]
 
 
-def say_lesser(reasons: list[str]) -> None:
-    """The reasons the site is lesser, on stderr, after everything else."""
-    sys.stdout.flush()
-    for reason in reasons:
-        print(f"publish: the site is lesser: {reason}", file=sys.stderr, flush=True)
-
-
 def step(what: str) -> None:
     """Say what is starting, before it takes its time."""
     print(f"publish: {what} ...", flush=True)
@@ -89,21 +89,10 @@ def browser() -> str:
 def print_pdf(page: Path, out: Path) -> Path:
     """Print the built page ``page`` (an HTML file) to the PDF ``out``, with an outline."""
     with tempfile.TemporaryDirectory() as profile:
-        command = [
-            browser(),
-            "--headless",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            *(["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
-            f"--print-to-pdf={out}",
-            "--generate-pdf-document-outline",
-            "--no-pdf-header-footer",
-            page.resolve().as_uri(),
-        ]
+        command = [browser(), *PRINTING, f"--user-data-dir={profile}", f"--print-to-pdf={out}"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:  # root: Chromium's sandbox refuses it
+            command.append("--no-sandbox")
+        command.append(page.resolve().as_uri())
         out.unlink(missing_ok=True)
         result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if result.returncode != 0 or not out.exists() or not out.read_bytes().startswith(b"%PDF"):
@@ -132,11 +121,9 @@ def pdf(site: Path = SITE) -> Path:
 
 def archive(site: Path = SITE, out: Path = ARCHIVE) -> Path:
     """``site`` (with its PDF) as one zip, its files under the-literate-micrograd/."""
-    top = out.stem
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zipped:
-        for path in sorted(site.rglob("*")):
-            if path.is_file():
-                zipped.write(path, f"{top}/{path.relative_to(site).as_posix()}")
+        for path in sorted(path for path in site.rglob("*") if path.is_file()):
+            zipped.write(path, f"{out.stem}/{path.relative_to(site).as_posix()}")
     return out
 
 
@@ -164,23 +151,24 @@ def main(argv: list[str]) -> int:
         return 2
     reasons: list[str] = []
     try:
-        step(
-            f"building the site into {relative(SITE)}/ (mkdocs build --strict: every chapter runs)"
-        )
+        site = relative(SITE)
+        step(f"building the site into {site}/ (mkdocs build --strict: every chapter runs)")
         reasons = build()
-        print(f"publish: wrote {relative(SITE)}/ (open {relative(SITE / 'index.html')})")
+        print(f"publish: wrote {site}/ (open {relative(SITE / 'index.html')})")
         if command == "pdf" or options:
             step(f"printing the whole book with Chromium ({relative(SITE / PRINT_PAGE)})")
             out = pdf()
             print(f"publish: wrote {relative(out)} ({pages(out)} pages, with an outline)")
         if options:  # --archive
-            step(f"zipping {relative(SITE)}/ with its PDF")
+            step(f"zipping {site}/ with its PDF")
             print(f"publish: wrote {relative(archive())} (the site and the PDF, to read offline)")
     except PublishError as error:
         print(f"publish: {error}", file=sys.stderr)
         return 1
-    finally:
-        say_lesser(reasons)
+    finally:  # what the site goes without, after everything else
+        sys.stdout.flush()
+        for reason in reasons:
+            print(f"publish: the site is lesser: {reason}", file=sys.stderr, flush=True)
     return 0
 
 

@@ -40,13 +40,9 @@ from tools.tangle import (
 
 def _last_generated(out: Path, digest: str) -> str | None:
     """The text of ``out`` when last generated, if git's HEAD holds it; else None."""
+    command = ["git", "show", f"HEAD:./{out.name}"]
     try:
-        shown = subprocess.run(
-            ["git", "show", f"HEAD:./{out.name}"],
-            cwd=out.parent,
-            capture_output=True,
-            check=False,
-        )
+        shown = subprocess.run(command, cwd=out.parent, capture_output=True, check=False)
     except OSError:  # no git
         return None
     text = shown.stdout.decode("utf-8", "replace").replace("\r\n", "\n")
@@ -82,42 +78,29 @@ def _place(tangled: Tangled, base: list[str], i1: int, i2: int, new: list[str], 
     between chunks, which the tangler makes, are made again.
     """
     lines = tangled.lines
-    if i1 < i2 and all(lines[index].kind == "gap" for index in range(i1, i2)):
-        return _joined(tangled, i1, i2, new, j1)  # blank lines between chunks, written over
-    if i1 < i2:
+    if any(lines[index].kind != "gap" for index in range(i1, i2)):  # not only blank lines over
         first = lines[i1]
         for index in range(i1, i2):
             if lines[index].kind != "code" or lines[index].chunk != first.chunk:
                 raise RefusalError(_where(tangled, index, index + 1))
         return first.chunk, first.offset, lines[i2 - 1].offset + 1, new, False
     above = lines[i1 - 1]
-    if above.kind == "code":
+    if i1 == i2 and above.kind == "code":
         return above.chunk, above.offset + 1, above.offset + 1, new, False
-    if i1 < len(lines) and lines[i1].kind == "code":
+    if i1 == i2 and i1 < len(lines) and lines[i1].kind == "code":
         return lines[i1].chunk, 0, 0, new, False
     gap = i1
-    while lines[gap - 1].kind == "gap":  # the same text, with the edit above the blank lines?
+    while lines[gap - 1].kind == "gap":  # inserted: the same text, the edit above the blanks?
         gap -= 1
         both = base[gap:i1] + new
-        if both[len(new) :] == base[gap:i1] and lines[gap - 1].kind == "code":
+        if i1 == i2 and both[len(new) :] == base[gap:i1] and lines[gap - 1].kind == "code":
             above = lines[gap - 1]
             return above.chunk, above.offset + 1, above.offset + 1, both[: len(new)], False
-    return _joined(tangled, i1, i1, new, j1)
-
-
-def _joined(tangled: Tangled, i1: int, i2: int, new: list[str], j1: int):
-    """Lines added in (or over) the blank lines below a chunk, joined to its end; refused
-    above the first chunk, where no chunk is above them."""
-    lines, gap = tangled.lines, i1
-    while lines[gap - 1].kind == "gap":
-        gap -= 1
-    above = lines[gap - 1]
+    above = lines[gap - 1]  # joined to the chunk above the blank lines; none above the first
     if above.kind != "code":  # the header: no chunk above
         raise RefusalError(_where(tangled, max(i1 - 1, gap), j1 + 1))
-    while new and not new[0].strip():  # the blank lines between chunks are the tangler's
-        new = new[1:]
-    while new and not new[-1].strip():
-        new = new[:-1]
+    code = [k for k, line in enumerate(new) if line.strip()]  # blank lines round them go:
+    new = new[code[0] : code[-1] + 1] if code else []  # those between chunks are the tangler's
     return above.chunk, above.offset + 1, above.offset + 1, new, True
 
 
@@ -134,15 +117,14 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
     old, new = fresh.text.splitlines(), text.splitlines()
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     edits = [
-        (i1, _place(fresh, old, i1, i2, new[j1:j2], j1))
+        _place(fresh, old, i1, i2, new[j1:j2], j1)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes()
         if tag != "equal"
     ]
-    texts = {
-        path: path.read_text(encoding="utf-8") for path in {c.fence.path for c in fresh.chunks}
-    }
+    paths = {chunk.fence.path for chunk in fresh.chunks}
+    texts = {path: path.read_text(encoding="utf-8") for path in paths}
     read = dict(texts)
-    for index in {index for _, (index, *_) in edits}:  # is each fence its code, line for line?
+    for index in {index for index, *_ in edits}:  # is each fence its code, line for line?
         fence = fresh.chunks[index].fence
         code = fresh.chunks[index].code.split("\n")[:-1]
         if texts[fence.path].split("\n")[fence.line - 1 : fence.line - 1 + len(code)] != code:
@@ -152,8 +134,8 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
                 "written back into it: copy the edit into the chapter by hand"
             )
     written = set()
-    for _, (index, start, end, lines, _) in sorted(edits, key=lambda edit: edit[0], reverse=True):
-        fence = fresh.chunks[index].fence  # bottom up, so that the lines above stay put
+    for index, start, end, lines, _ in reversed(edits):  # bottom up: the lines above stay put
+        fence = fresh.chunks[index].fence
         rows = texts[fence.path].split("\n")
         rows[fence.line - 1 + start : fence.line - 1 + end] = lines
         texts[fence.path] = "\n".join(rows)
@@ -167,7 +149,7 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
         ) from None
     body = split_generated(text)[2]
     body = body if body.endswith("\n") else body + "\n"
-    respaced = any(joined for _, (*_, joined) in edits) and _same_but_spacing(stitched.body, body)
+    respaced = any(joined for *_, joined in edits) and _same_but_spacing(stitched.body, body)
     if stitched.body != body and not respaced:
         raise RefusalError(
             f"the edits to {name} cannot be written into the chapters so that they tangle "
@@ -181,11 +163,9 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
     for path in written:
         rewrite(path, read[path], texts[path])  # its line endings kept
     rewrite(out, text, stitched.text, crlf=False)
-    places = sorted({(index, start) for _, (index, start, *_) in edits})
-    where = ", ".join(
-        f"{stitched.chunks[index].chapter}:{stitched.chunks[index].fence.line + start}"
-        for index, start in places
-    )
+    places = sorted({(index, start) for index, start, *_ in edits})
+    chunks = stitched.chunks
+    where = ", ".join(f"{chunks[i].chapter}:{chunks[i].fence.line + start}" for i, start in places)
     if stitched.body != body:
         where += (
             f" (lines added below a chunk joined it; {name} now has them right after its "
@@ -221,17 +201,12 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
             f"with the chapters' version: `{TANGLE} --force`"
         )
     header, digest, body = parts
-    if header != generated_header(digest, engine_named(name)):
-        last = header.count("\n")
+    generated, last = generated_header(digest, engine_named(name)), header.count("\n")
+    if header != generated:
         raise RefusalError(
             f"{name}:1-{last}: an edit to the header cannot be written "
             f"into a chapter (the header is generated): undo it, then run `{SYNC}` again",
-            diff_text(
-                generated_header(digest, engine_named(name)),
-                header,
-                f"{name} header (generated)",
-                f"{name} (on disk)",
-            ),
+            diff_text(generated, header, f"{name} header (generated)", f"{name} (on disk)"),
         )
     if sha256(body) == digest:  # micrograd.py is as generated: the chapters changed
         rewrite(out, text, fresh.text, crlf=False)
@@ -250,9 +225,8 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
             "two changes together"
         )
     else:
-        chapters_diff = diff_text(base, chapters, f"{name} (last generated)", "the chapters now")
-        engine_diff = diff_text(base, text, f"{name} (last generated)", f"{name} (on disk)")
-        details = chapters_diff + engine_diff
+        details = diff_text(base, chapters, f"{name} (last generated)", "the chapters now")
+        details += diff_text(base, text, f"{name} (last generated)", f"{name} (on disk)")
         shown = f"diffs above: first the chapters' change, then {name}'s"
     raise RefusalError(
         f"refusing: both {name} and the chapters changed since {name} was generated, and "

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from tools import DOCS, relative
@@ -25,6 +27,10 @@ from tools.figures.from_chapters import FIGURES, FOLDER, drawn, path, recorded
 from tools.figures.step_tables import steps_block, with_step_tables
 
 COMMAND = "python3 tools/dev.py figures"
+STALE = (
+    "stale, and not what figures last drew there (edited since, or someone's own): kept; move "
+    f"it elsewhere, then run `{COMMAND}` to draw it again"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,27 +41,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     written = record.read(record.RECORD)
     was = dict(written)
-    to_draw: list[tuple[Path, str]] = []
-    to_delete: list[Path] = []
+    to_do: list[tuple[str, str, Callable[[], object]]] = []  # (would, did, doing it), in order
     kept: list[tuple[Path, str]] = []  # (file, why), said in either mode
     blocked = False  # a figure stays stale: its file is not the command's to overwrite
 
     figures = drawn()
     for name, text in figures.items():
         file = path(name)
-        if file.exists() and file.read_text(encoding="utf-8") == text:
-            written[file.name] = record.digest(text)  # exactly a drawing of ours
-        elif file.exists() and not record.is_ours(file, written):
-            blocked = True
-            kept.append(
-                (
-                    file,
-                    "stale, and not what figures last drew there (edited since, or someone's "
-                    f"own): kept; move it elsewhere, then run `{COMMAND}` to draw it again",
-                )
-            )
-        else:
-            to_draw.append((file, text))
+        if not file.exists() or file.read_text(encoding="utf-8") != text:
+            if file.exists() and not record.is_ours(file, written):
+                blocked = True
+                kept.append((file, STALE))
+                continue
+            draw = partial(file.write_text, text, encoding="utf-8", newline="\n")
+            to_do.append((f"would draw {relative(file)}", f"drew {relative(file)}", draw))
+        written[file.name] = record.digest(text)  # exactly a drawing of ours, now or once drawn
     for file in sorted(set(FOLDER.glob("*.svg")) - {path(name) for name in figures}):
         # Left over (a figure taken out, or one that now fits a phone's column): deleted only
         # if the command wrote it and nothing links to it.
@@ -63,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
         if page is not None:
             kept.append((file, f"no chapter draws it, but {relative(page)} links to it: kept"))
         elif record.is_ours(file, written):
-            to_delete.append(file)
+            would = f"would delete {relative(file)} (figures drew it; no chapter does now)"
+            did = f"deleted {relative(file)}, which figures drew and no chapter draws now"
+            to_do.append((would, did, file.unlink))
         elif file.name in written:
             kept.append((file, "figures drew it, but it was changed since: kept"))
         else:
@@ -71,49 +73,36 @@ def main(argv: list[str] | None = None) -> int:
     tables: dict[Path, dict[str, str]] = {}
     for name, tracks in recorded().items():
         tables.setdefault(DOCS / FIGURES[name].chapter, {})[name] = steps_block(tracks)
-    to_table = [
-        (chapter, read, text)
-        for chapter, blocks in tables.items()
-        if (read := chapter.read_text(encoding="utf-8"))
-        != (text := with_step_tables(chapter, blocks))
-    ]
+    for chapter, blocks in tables.items():
+        read, text = chapter.read_text(encoding="utf-8"), with_step_tables(chapter, blocks)
+        if text != read:
+            what = f"the step tables of {relative(chapter)}"
+            write = partial(rewrite, chapter, read, text)  # not over an edit saved meanwhile
+            to_do.append((f"would rewrite {what}", f"wrote {what}", write))
 
     for file, why in kept:
         print(f"figures: {relative(file)}: {why}")
     if args.check:
-        for file, _ in to_draw:
-            print(f"figures: would draw {relative(file)}")
-        for file in to_delete:
-            print(f"figures: would delete {relative(file)} (figures drew it; no chapter does now)")
-        for chapter, _, _ in to_table:
-            print(f"figures: would rewrite the step tables of {relative(chapter)}")
-        stale = len(to_draw) + len(to_delete) + len(to_table)
-        if stale:
-            print(f"figures: {stale} stale: run `{COMMAND}` to do the above")
+        for would, _, _ in to_do:
+            print(f"figures: {would}")
+        if to_do:
+            print(f"figures: {len(to_do)} stale: run `{COMMAND}` to do the above")
         elif not blocked:
             print("figures: all up to date")
-        return 1 if stale or blocked else 0
+        return 1 if to_do or blocked else 0
 
-    for file, text in to_draw:
-        file.parent.mkdir(exist_ok=True)
-        file.write_text(text, encoding="utf-8", newline="\n")
-        written[file.name] = record.digest(text)
-        print(f"figures: drew {relative(file)}")
-    for file in to_delete:
-        file.unlink()
-        print(f"figures: deleted {relative(file)}, which figures drew and no chapter draws now")
-    for chapter, read, text in to_table:
+    FOLDER.mkdir(exist_ok=True)
+    for _, did, do in to_do:
         try:
-            rewrite(chapter, read, text)  # not over an edit saved while the figures were drawn
-        except ChangedError as error:
+            do()
+            print(f"figures: {did}")
+        except ChangedError as error:  # a chapter saved while the figures were drawn
             print(f"figures: {error}: wrote nothing there; run `{COMMAND}` again")
             blocked = True
-            continue
-        print(f"figures: wrote the step tables of {relative(chapter)}")
     written = {name: sha for name, sha in written.items() if (FOLDER / name).exists()}
     if written != was:
         record.write(written, record.RECORD)
-    if not (to_draw or to_delete or to_table or blocked):
+    if not (to_do or blocked):
         print("figures: all up to date")
     return 1 if blocked else 0
 

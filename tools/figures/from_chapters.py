@@ -35,23 +35,14 @@ def path(name: str) -> Path:
     return FOLDER / f"{name}.svg"
 
 
-def _graphviz() -> str:
-    scripts = Path(sysconfig.get_path("scripts")) / "graphviz-pure"
-    found = str(scripts) if scripts.exists() else shutil.which("graphviz-pure")
-    if not found:
-        raise RuntimeError("graphviz-pure is not installed: pip install graphviz-pure")
-    return found
-
-
 def svg_from_dot(dot_text: str) -> str:
     """The DOT graph ``dot_text`` laid out by Graphviz, as inline SVG."""
-    result = subprocess.run(
-        [_graphviz(), "-Tsvg"],
-        input=dot_for_graphviz(dot_text),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    beside = Path(sysconfig.get_path("scripts")) / "graphviz-pure"  # this Python's, else PATH's
+    graphviz = str(beside) if beside.exists() else shutil.which("graphviz-pure")
+    if not graphviz:
+        raise RuntimeError("graphviz-pure is not installed: pip install graphviz-pure")
+    dot = dot_for_graphviz(dot_text)
+    result = subprocess.run([graphviz, "-Tsvg"], input=dot, capture_output=True, text=True)
     if result.returncode != 0:
         raise ValueError(f"graphviz-pure could not draw this graph:\n{result.stderr}")
     return from_graphviz(result.stdout)
@@ -117,12 +108,9 @@ def narrow(dot_text: str, svg: str) -> str | None:
         for box in boxes:
             nodes = re.findall(r"^\s*(\w+) \[", box, re.M)
             arrows = re.findall(r"(\w+) -> (\w+)", box)
-            ends.append(
-                (
-                    [n for n in nodes if all(n != b for _, b in arrows)],  # first: no arrow in
-                    [n for n in nodes if all(n != a for a, _ in arrows)],  # last: none out
-                )
-            )
+            heads, tails = {b for _, b in arrows}, {a for a, _ in arrows}
+            starts = [n for n in nodes if n not in heads]  # no arrow in
+            ends.append((starts, [n for n in nodes if n not in tails]))  # and last: none out
         ties = [
             f"  {last} -> {first} [style=invis, weight=0];"
             for (_, lasts), (firsts, _) in pairwise(ends)

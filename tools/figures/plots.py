@@ -11,8 +11,8 @@ from tools.page.figures import figure, nudges_of
 from tools.page.steps import TIMES
 from tools.page.svg import inline
 
-_SENTINEL = "#010203"  # matplotlib's "black", replaced by the page's text colour
-TEXT_COLOUR = _SENTINEL  # for lines drawn by hand that should take the text colour
+# matplotlib's "black", and any line drawn in it, made the page's text colour in the SVG
+TEXT_COLOUR = "#010203"
 
 
 def plot_svg(
@@ -30,14 +30,11 @@ def plot_svg(
     style = {
         "svg.hashsalt": name,  # ids stable from run to run, distinct between figures
         "svg.fonttype": "path",  # text as outlines: looks the same without the font
-        "text.color": _SENTINEL,
-        "axes.labelcolor": _SENTINEL,
-        "axes.edgecolor": _SENTINEL,
-        "xtick.color": _SENTINEL,
-        "ytick.color": _SENTINEL,
-        "legend.frameon": False,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
+        **dict.fromkeys(
+            ("text.color", "axes.labelcolor", "axes.edgecolor", "xtick.color", "ytick.color"),
+            TEXT_COLOUR,
+        ),
+        **dict.fromkeys(("legend.frameon", "axes.spines.top", "axes.spines.right"), False),
     }
     with plt.rc_context(style):
         fig, ax = plt.subplots(1, panels, figsize=size, layout="constrained")
@@ -49,7 +46,7 @@ def plot_svg(
             )
         finally:
             plt.close(fig)
-    svg = out.getvalue().replace(_SENTINEL, "currentColor")
+    svg = out.getvalue().replace(TEXT_COLOUR, "currentColor")
     # matplotlib's <style> would apply to the whole page: say the same on the root instead
     svg = svg.replace(
         '<style type="text/css">*{stroke-linejoin: round; stroke-linecap: butt}</style>', ""
@@ -57,24 +54,24 @@ def plot_svg(
     return inline(svg, 'stroke-linejoin="round" stroke-linecap="butt" ')
 
 
+def per_step(ax, curves: Mapping[str, Sequence[float]], ylabel: str = "", logy: bool = False):
+    """On ``ax``, one line per named curve, against its index: the step."""
+    for name, ys in curves.items():
+        ax.plot(range(len(ys)), ys, label=name)
+    ax.set_xlabel("step")
+    ax.set_ylabel(ylabel)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    if logy:
+        ax.set_yscale("log")
+
+
 def line_plot_svg(
-    curves: Mapping[str, Sequence[float]],
-    *,
-    name: str,
-    xlabel: str = "step",
-    ylabel: str = "",
-    logy: bool = False,
+    curves: Mapping[str, Sequence[float]], *, name: str, ylabel: str = "", logy: bool = False
 ) -> str:
     """One line per named curve, against its index (e.g. loss and accuracy per step)."""
 
     def draw(ax):
-        for name, ys in curves.items():
-            ax.plot(range(len(ys)), ys, label=name)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.xaxis.get_major_locator().set_params(integer=True)
-        if logy:
-            ax.set_yscale("log")
+        per_step(ax, curves, ylabel, logy)
         if len(curves) > 1:
             ax.legend()
 
@@ -104,8 +101,7 @@ def scatter_svg(
     or negative are shaded on a ``resolution`` x ``resolution`` grid and the line where it
     is zero is drawn: a classifier's decision boundary.
     """
-    everything = [point for points, _ in groups.values() for point in points]
-    xs, ys = [p[0] for p in everything], [p[1] for p in everything]
+    xs, ys = zip(*(point for points, _ in groups.values() for point in points))
 
     def draw(ax):
         if boundary is not None:
@@ -117,19 +113,12 @@ def scatter_svg(
             for colour, positive, label in (("C0", False, labels[0]), ("C1", True, labels[1])):
                 chosen = [p for p, m in zip(points, marks) if (m > 0) == positive]
                 style = (  # filled, with a thin outline in the text colour; or hollow
-                    {"c": colour, "edgecolors": TEXT_COLOUR}
+                    dict(c=colour, edgecolors=TEXT_COLOUR, marker="o", linewidths=0.3)
                     if k == 0
-                    else {"facecolors": "none", "edgecolors": colour}
+                    else dict(facecolors="none", edgecolors=colour, marker="D", linewidths=1.2)
                 )
-                ax.scatter(
-                    [p[0] for p in chosen],
-                    [p[1] for p in chosen],
-                    s=18,
-                    marker="o" if k == 0 else "D",
-                    label=f"{label}, {group}",
-                    linewidths=0.3 if k == 0 else 1.2,
-                    **style,
-                )
+                xs_ys = [p[0] for p in chosen], [p[1] for p in chosen]
+                ax.scatter(*xs_ys, s=18, label=f"{label}, {group}", **style)
         ax.set_xlabel("first coordinate")
         ax.set_ylabel("second coordinate")
         ax.set_aspect("equal", adjustable="box")
@@ -152,6 +141,7 @@ def nudge_and_tangent(ns):
     """Chapter 1's L(x) around its x, the tangent there, and the chapter's nudge."""
     loss_of, x, h = ns["L_of"], ns["x"], ns["nudge"]
     slope, at = _slope(loss_of, x), loss_of(x)
+    moved, rise = loss_of(x + h), slope * h  # where L goes; how far the tangent rises
 
     def draw(ax):
         xs = [x - 1 + k * (1.25 + h) / 100 for k in range(101)]  # to a little past x + h
@@ -159,30 +149,20 @@ def nudge_and_tangent(ns):
         tangent = [at + slope * (v - x) for v in xs]
         ax.plot(xs, tangent, "--", color="C1", label=f"tangent at x = {x:g}: slope {slope:g}")
         ax.plot([x, x + h], [at, at], color=TEXT_COLOUR, linewidth=0.8)
-        ax.plot([x + h] * 2, [at, loss_of(x + h)], color="C0", linewidth=2.5)
-        ax.plot([x + h] * 2, [at, at + slope * h], color="C1", linewidth=5, alpha=0.5)
-        ax.plot([x, x + h], [at, loss_of(x + h)], "o", color=TEXT_COLOUR, markersize=4)
-        ax.annotate(
-            f"nudge {h:g}",
-            (x + h / 2, at),
-            xytext=(0, -14),
-            textcoords="offset points",
-            ha="center",
-        )
-        ax.annotate(
-            f"L moves {loss_of(x + h) - at:g}",
-            (x + h, loss_of(x + h)),
-            xytext=(-8, 4),
-            textcoords="offset points",
-            ha="right",
-        )
-        ax.annotate(
-            f"gradient {TIMES} nudge = {slope * h:g}",
-            (x + h, at + slope * h / 2),
-            xytext=(6, -6),
-            textcoords="offset points",
-            va="center",
-        )
+        ax.plot([x + h] * 2, [at, moved], color="C0", linewidth=2.5)
+        ax.plot([x + h] * 2, [at, at + rise], color="C1", linewidth=5, alpha=0.5)
+        ax.plot([x, x + h], [at, moved], "o", color=TEXT_COLOUR, markersize=4)
+        for text, xy, offset, align in (  # each label beside what it measures
+            (f"nudge {h:g}", (x + h / 2, at), (0, -14), {"ha": "center"}),
+            (f"L moves {moved - at:g}", (x + h, moved), (-8, 4), {"ha": "right"}),
+            (
+                f"gradient {TIMES} nudge = {rise:g}",
+                (x + h, at + rise / 2),
+                (6, -6),
+                {"va": "center"},
+            ),
+        ):
+            ax.annotate(text, xy, xytext=offset, textcoords="offset points", **align)
         ax.set_xlabel("x")
         ax.set_ylabel("L")
         ax.legend(loc="upper left")
@@ -218,13 +198,9 @@ def probabilities_and_gradients(ns):
         ax.bar([i - 0.2 for i in where], p, width=0.4, label="probability p", color="C0")
         ax.bar([i + 0.2 for i in where], grads, width=0.4, label="gradient", color="C1")
         ax.axhline(0, color=TEXT_COLOUR, linewidth=0.8)
-        ax.set_xticks(
-            list(where),
-            [
-                f"logit {v:g}" + (" (target)" if i == ns["target"] else "")
-                for i, v in enumerate(ns["values"])
-            ],
-        )
+        ticks = [f"logit {v:g}" for v in ns["values"]]
+        ticks[ns["target"]] += " (target)"
+        ax.set_xticks(list(where), ticks)
         ax.legend()
 
     return plot_svg(draw, name="07-softmax", size=(6.0, 3.2))
@@ -237,20 +213,21 @@ def nodes_kept_alive(ns):
     for loss in kept:
         alive.update(loss.topo())
         counts.append(len(alive))
-    return line_plot_svg(
-        {"logging loss (the Value)": counts, "logging loss.data": [0] * len(counts)},
-        name="09-kept",
-        ylabel="nodes kept alive",
-    )
+    curves = {"logging loss (the Value)": counts, "logging loss.data": [0] * len(counts)}
+    return line_plot_svg(curves, name="09-kept", ylabel="nodes kept alive")
 
 
 MOONS = ("outer moon", "inner moon")
 
 
+def _moons(ns) -> dict:
+    """Chapter 10's points, as scatter_svg's groups."""
+    return {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
+
+
 @figure("10-two-moons.md", "10-data")
 def the_two_moons(ns):
-    groups = {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
-    return scatter_svg(groups, name="10-data", labels=MOONS)
+    return scatter_svg(_moons(ns), name="10-data", labels=MOONS)
 
 
 @figure("10-two-moons.md", "10-training")
@@ -263,18 +240,12 @@ def training_curves(ns):
 @figure("10-two-moons.md", "10-rates")
 def three_rates(ns):
     """The loss (log scale) and the training accuracy of the same training at three rates."""
-    runs = ns["by_rate"]
+    runs = ns["by_rate"].items()  # rate -> (losses, accuracies)
+    losses, accuracies = ({f"first rate {r}": run[k] for r, run in runs} for k in (0, 1))
 
     def draw(axes):
-        for rate, (losses, accuracies) in runs.items():
-            for ax, values in zip(axes, (losses, accuracies)):
-                ax.plot(range(len(values)), values, label=f"first rate {rate}")
-        axes[0].set_yscale("log")
-        axes[0].set_ylabel("loss")
-        axes[1].set_ylabel("training accuracy")
-        for ax in axes:
-            ax.set_xlabel("step")
-            ax.xaxis.get_major_locator().set_params(integer=True)
+        per_step(axes[0], losses, "loss", logy=True)
+        per_step(axes[1], accuracies, "training accuracy")
         axes[1].legend(loc="lower right")
 
     return plot_svg(draw, name="10-rates", size=(7.0, 3.2), panels=2)
@@ -282,15 +253,10 @@ def three_rates(ns):
 
 @figure("10-two-moons.md", "10-boundary")
 def decision_boundary(ns):
-    model = ns["model"]
-    groups = {"training": (ns["X_train"], ns["Y_train"]), "held out": (ns["X_held"], ns["Y_held"])}
-    return scatter_svg(
-        groups,
-        name="10-boundary",
-        labels=MOONS,
-        boundary=lambda x, y: model([x, y]).data,
-        resolution=50,
-    )
+    def score(x, y):  # the trained model's output at a point
+        return ns["model"]([x, y]).data
+
+    return scatter_svg(_moons(ns), name="10-boundary", labels=MOONS, boundary=score, resolution=50)
 
 
 @figure("appendix-making-it-fast.md", "appendix-variants")
@@ -303,14 +269,9 @@ def time_per_variant(ns):
 
     def draw(ax):
         where = range(len(names))
-        ax.barh(where, [t - g for t, g in zip(total, in_gc)], color="C0", label="the engine")
-        ax.barh(
-            where,
-            in_gc,
-            left=[t - g for t, g in zip(total, in_gc)],
-            color="C1",
-            label="the garbage collector",
-        )
+        engine = [t - g for t, g in zip(total, in_gc)]
+        ax.barh(where, engine, color="C0", label="the engine")
+        ax.barh(where, in_gc, left=engine, color="C1", label="the garbage collector")
         ax.set_yticks(list(where), names)
         ax.invert_yaxis()
         ax.set_xlabel("milliseconds per training step (median)")

@@ -33,29 +33,21 @@ def with_step_tables(path: Path, tables: dict[str, str]) -> str:
     chapter = Chapter.read(path)
     lines = chapter.text.splitlines(keepends=True)
     have = {block.name: block for block in chapter.generated}
-    edits = []  # (first line, last line, 0-based and inclusive/exclusive, new lines)
+    edits = []  # (first line, last line, 0-based and inclusive/exclusive, new text)
     for name, text in tables.items():
         block = have.get(name)
         if block is not None and block.end:
-            edits.append((block.line, block.end - 1, text.splitlines(keepends=True)))
+            edits.append((block.line, block.end - 1, text))
             continue
         at = shown_at(FIGURES[name])  # the image's line; its caption is the paragraph below
         caption = next((t for n, t in chapter.prose if n == at + 2 and t.startswith("*")), "")
         after = at + 1 + len(caption.split("\n")) if caption else at  # 0-based: after both
         number = re.match(r"\*Figure (\d+)\.", caption)
         summary = STEPS_SUMMARY.format(figure=f"Figure {number[1]}" if number else "The figure")
-        new = [
-            "\n",
-            '<details markdown="1">\n',
-            f"<summary>{summary}</summary>\n",
-            "\n",
-            steps_opening(name) + "\n",
-            *text.splitlines(keepends=True),
-            GENERATED_CLOSE + "\n",
-            "\n",
-            "</details>\n",
-        ]
-        edits.append((after, after, new))
+        opening = (
+            f'\n<details markdown="1">\n<summary>{summary}</summary>\n\n{steps_opening(name)}\n'
+        )
+        edits.append((after, after, f"{opening}{text}{GENERATED_CLOSE}\n\n</details>\n"))
     for first, last, new in sorted(edits, key=lambda edit: -edit[0]):
-        lines[first:last] = new
+        lines[first:last] = [new]
     return "".join(lines)

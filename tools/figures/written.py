@@ -30,13 +30,9 @@ def file_digest(file: Path) -> str:
 
 def read(record: Path = RECORD) -> dict[str, str]:
     """File name -> the sha256 of what the command last wrote there."""
-    if not record.exists():
-        return {}
-    found = {}
-    for line in record.read_text(encoding="utf-8").splitlines():
-        if match := re.fullmatch(r"([0-9a-f]{64})  (\S+)", line):
-            found[match[2]] = match[1]
-    return found
+    lines = record.read_text(encoding="utf-8").splitlines() if record.exists() else []
+    matches = (re.fullmatch(r"([0-9a-f]{64})  (\S+)", line) for line in lines)
+    return {match[2]: match[1] for match in matches if match}
 
 
 def write(written: dict[str, str], record: Path = RECORD) -> None:

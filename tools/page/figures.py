@@ -37,11 +37,6 @@ def figure(chapter: str, name: str, *, graph: bool = False, key: int | None = No
     return register
 
 
-def graph_figure(chapter: str, name: str, key: int | None = None):
-    """Register ``draw(namespace) -> DOT text`` as the graph figure ``name`` of ``chapter``."""
-    return figure(chapter, name, graph=True, key=key)
-
-
 def _attach(name: str, field: str):
     def register(function):
         FIGURES[name] = replace(FIGURES[name], **{field: function})

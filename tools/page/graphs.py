@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from . import steps
-from .figures import graph_figure, steps_of
+from .figures import figure, steps_of
 
 
 def dot_after_backward(root, names) -> str:
@@ -59,47 +59,42 @@ def track(
     boxes = {i: f"{figure}-node-{dot}" for i, dot in dot_names.items()}
     edges = {}
     for step in recording.steps:
-        seen: dict[int, int] = {}
         for edge in step.edges:
-            k = seen[edge.operand] = seen.get(edge.operand, 0) + 1
             ends = (dot_names.get(edge.operand), dot_names.get(step.node))
             if None not in ends:
-                again = f"-{k}" if k > 1 and not one_arrow else ""
-                edges[edge.operand, step.node, k] = f"{figure}-edge-{ends[0]}-{ends[1]}{again}"
+                again = f"-{edge.k}" if edge.k > 1 and not one_arrow else ""
+                drawn = f"{figure}-edge-{ends[0]}-{ends[1]}{again}"
+                edges[edge.operand, step.node, edge.k] = drawn
     shown = [steps.Readout(boxes[i], prefix, i) for i, prefix in (readouts or {}).items()]
     shown += [
         steps.Readout(f"{figure}-cluster-{cluster}", prefix, index[name])
         for cluster, prefix, name in texts
     ]
-    return steps.Track(
-        recording,
-        title,
-        boxes,
-        edges,
-        tuple(shown),
-        tuple(index[name] for name in result),
-        by_hand,
-    )
+    stated = tuple(index[name] for name in result)
+    return steps.Track(recording, title, boxes, edges, tuple(shown), stated, by_hand)
 
 
-def _diamond(x_value=3.0):
+def _diamond(x_value: float):
+    """Chapter 1's diamond at ``x_value``, built from Values: its root L, and its names."""
     from micrograd import Value
 
     x = Value(x_value)
     a = x * x
     b, c = 2 * a, 3 * a
-    return {"x": x, "a": a, "b": b, "c": c, "L": b + c}
+    root = b + c
+    return root, {x: "x", a: "a", b: "b", c: "c", root: "L"}
 
 
-def _names(nodes: dict) -> dict:
-    return {node: name for name, node in nodes.items()}
+def _neuron_names(w, x, b) -> dict:
+    """What chapter 6 calls a neuron's bias, weights and inputs."""
+    return {b: "b", **{v: f"{n}{i}" for n, vs in (("w", w), ("x", x)) for i, v in enumerate(vs)}}
 
 
-@graph_figure("01-what-autograd-records.md", "01-diamond")
+@figure("01-what-autograd-records.md", "01-diamond", graph=True)
 def chain_rule_by_hand(ns):
     """Chapter 1's hand computation: values in the boxes, local derivatives on the arrows."""
     g = {k: f"{ns[k]:g}" for k in ("x", "a", "b", "c", "L", "dL_da", "dL_dx", "da_dx")}
-    dot = f"""digraph chain_rule {{
+    return f"""digraph chain_rule {{
   rankdir=LR;
   node [shape=box, style=rounded];
   x [label="x = {g["x"]}\\ndL/dx = {g["dL_dx"]}"];
@@ -113,15 +108,14 @@ def chain_rule_by_hand(ns):
   b -> L [label="dL/db = 1"];
   c -> L [label="dL/dc = 1"];
 }}"""
-    return dot
 
 
 @steps_of("01-diamond")
 def chain_rule_by_the_engine(ns):
     """The same diamond built from Values at the chapter's x, run backward step by step."""
-    nodes = _diamond(ns["x"])
-    recording = steps.record(nodes["L"], _names(nodes))
-    drawn = {i: name for i, name in enumerate(recording.names) if name in nodes}
+    root, names = _diamond(ns["x"])
+    recording = steps.record(root, names)
+    drawn = {i: name for i, name in enumerate(recording.names) if name in names.values()}
     return [
         track(
             "01-diamond",
@@ -135,7 +129,7 @@ def chain_rule_by_the_engine(ns):
     ]
 
 
-@graph_figure("02-the-value-atom.md", "02-neuron")
+@figure("02-the-value-atom.md", "02-neuron", graph=True)
 def first_neuron(ns):
     """Chapter 2's neuron, built afresh from the chapter's numbers, after backward()."""
     from micrograd import Value
@@ -147,46 +141,40 @@ def first_neuron(ns):
     return dot_after_backward(n, {**names, n: "n"})
 
 
-def node_consumers(names: dict) -> list:
-    """The nodes named b and c: the two consumers of a in the diamond."""
-    return [node for node, name in names.items() if name in ("b", "c")]
-
-
-def _walks(ns) -> list:
-    """Chapter 3's three walks of the diamond: (title, walk(root) -> the nodes it released,
-    in order; None for the engine's own backward)."""
-    return [
+def _walked(ns) -> list:
+    """Chapter 3's three walks, each recorded on a fresh diamond of the chapter's (x, a, b, c,
+    L), every named node a step where the walk releases it: (title, recording, names)."""
+    walks = [
         ("careless, b first", lambda root: ns["careless_backward"](root)),
         ("careless, c first", lambda root: ns["careless_backward"](root, False)),
-        ("reverse topological order", None),
+        ("reverse topological order", None),  # the engine's own order
     ]
+    walked = []
+    for title, walk in walks:
+        x, a, root = ns["diamond"]()
+        names = {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
+        walked.append((title, steps.record(root, names, walk=walk, leaves=True), names))
+    return walked
 
 
-def _named_diamond(ns):
-    """A fresh diamond of the chapter's (x, a, b, c, L), its x and root, and their names."""
-    x, a, root = ns["diamond"]()
-    return x, root, {x: "x", a: "a", root: "L", root._prev[0]: "b", root._prev[1]: "c"}
-
-
-@graph_figure("03-backward.md", "03-careless-walk", key=2)  # reverse topological
+@figure("03-backward.md", "03-careless-walk", graph=True, key=2)  # reverse topological
 def careless_walk(ns):
-    """The diamond three times: each node numbered in the order a walk released it."""
+    """The diamond three times: each node numbered in the order a walk released it, and
+    marked where it ran before all its consumers had sent it their share (Step.waiting)."""
     lines = []
-    for k, (title, walk) in enumerate(_walks(ns)):
-        walk = walk or (lambda root: (root.backward(), root.topo()[::-1])[1])
-        x, root, names = _named_diamond(ns)
-        step = {node: i + 1 for i, node in enumerate(n for n in walk(root) if n in names)}
+    for k, (title, recorded, names) in enumerate(_walked(ns)):
+        released = {recorded.names[s.node]: (n, s.waiting) for n, s in enumerate(recorded.steps, 1)}
         boxes = []
-        for node, name in names.items():
-            early = name == "a" and step[node] < max(step[c] for c in node_consumers(names))
-            mark = ", penwidth=2.5" if early else ""
-            note = " (too early)" if early else ""
-            boxes.append(f'    {name}{k} [label="{name}: released {step[node]}{note}"{mark}];')
+        for name in names.values():
+            n, early = released[name]
+            mark, note = (", penwidth=2.5", " (too early)") if early else ("", "")
+            boxes.append(f'    {name}{k} [label="{name}: released {n}{note}"{mark}];')
         boxes += [
             f"    x{k} -> a{k}; x{k} -> a{k}; a{k} -> b{k}; a{k} -> c{k};",
             f"    b{k} -> L{k}; c{k} -> L{k};",
         ]
-        lines += cluster(k, f"{title}\\nx.grad = {x.grad:g}", boxes)
+        x_grad = recorded.final[recorded.names.index("x")]
+        lines += cluster(k, f"{title}\\nx.grad = {x_grad:g}", boxes)
     return digraph("walks", "TB", lines)
 
 
@@ -202,7 +190,7 @@ def _neuron(ns):
     return loss, names
 
 
-@graph_figure("05-a-scalar-neuron.md", "05-neuron")
+@figure("05-a-scalar-neuron.md", "05-neuron", graph=True)
 def scalar_neuron(ns):
     return dot_after_backward(*_neuron(ns))
 
@@ -213,30 +201,19 @@ def scalar_neuron_steps(ns):
     product = loss._prev[0]._prev[0]._prev[0]  # L = r**2, r = p - y, p = w*x + b
     recording = steps.record(loss, {**names, product: "w·x"})
     every = dict(enumerate(f"n{i}" for i in range(len(recording.names))))  # graph_dot's
-    return [
-        track(
-            "05-neuron",
-            recording,
-            every,
-            readouts={i: "grad " for i, node in enumerate(loss.topo()) if node._op != "const"},
-            result=("w", "b", "x", "y"),
-        )
-    ]
+    readouts = {i: "grad " for i, node in enumerate(loss.topo()) if node._op != "const"}
+    return [track("05-neuron", recording, every, readouts=readouts, result=("w", "b", "x", "y"))]
 
 
 @steps_of("03-careless-walk")
 def careless_walk_steps(ns):
     """The figure's three walks, each recorded on a diamond of its own, side by side."""
     tracks = []
-    for k, (title, walk) in enumerate(_walks(ns)):
-        _, root, names = _named_diamond(ns)
-        recording = steps.record(root, names, walk=walk, leaves=True)  # as the figure numbers
-        shown = set(names.values())  # the constants are not drawn
-        drawn = {i: f"{name}{k}" for i, name in enumerate(recording.names) if name in shown}
-        texts = ((f"cluster_{k}", "x.grad = ", "x"),)
-        tracks.append(
-            track("03-careless-walk", recording, drawn, title=title, texts=texts, result=("x",))
-        )
+    for k, (title, recording, names) in enumerate(_walked(ns)):
+        drawn = {i: f"{n}{k}" for i, n in enumerate(recording.names) if n in names.values()}
+        texts = ((f"cluster_{k}", "x.grad = ", "x"),)  # x's gradient, in its panel's title
+        walk = track("03-careless-walk", recording, drawn, title=title, texts=texts, result=("x",))
+        tracks.append(walk)
     return tracks
 
 
@@ -263,19 +240,17 @@ def structure_dot(root, names: dict) -> str:
     return digraph("structure", "LR", lines)
 
 
-@graph_figure("06-neuron-layer-mlp.md", "06-dot")
+def structures(*graphs: tuple[str, object, dict]) -> str:
+    """Graphs (title, root, names) stacked, each drawn as its shape, its size in its title."""
+    sized = [(f"{title}: {len(g.topo())} nodes", structure_dot(g, n)) for title, g, n in graphs]
+    return side_by_side(sized, rankdir="TB")
+
+
+@figure("06-neuron-layer-mlp.md", "06-dot", graph=True)
 def one_node_per_neuron(ns):
-    w, x, b = ns["w"], ns["x"], ns["b"]
-    names = {b: "b", **{v: f"w{i}" for i, v in enumerate(w)}}
-    names |= {v: f"x{i}" for i, v in enumerate(x)}
-    fused = structure_dot(ns["fused"], {**names, ns["fused"]: "dot"})
-    long_way = structure_dot(ns["long_way"], names)
-    return side_by_side(
-        [
-            (f"one dot node: {len(ns['fused'].topo())} nodes", fused),
-            (f"the long way: {len(ns['long_way'].topo())} nodes", long_way),
-        ],
-        rankdir="TB",
+    names, fused = _neuron_names(ns["w"], ns["x"], ns["b"]), ns["fused"]
+    return structures(
+        ("one dot node", fused, {**names, fused: "dot"}), ("the long way", ns["long_way"], names)
     )
 
 
@@ -288,8 +263,7 @@ def one_node_per_neuron_steps(ns):
     def leaves():  # the chapter's numbers, in fresh leaves, and their names
         w, x = ([Value(v.data) for v in ns[name]] for name in "wx")
         b = Value(ns["b"].data)
-        named = {v: f"{n}{i}" for n, vs in (("w", w), ("x", x)) for i, v in enumerate(vs)}
-        return w, x, b, {b: "b", **named}
+        return w, x, b, _neuron_names(w, x, b)
 
     w, x, b, names = leaves()
     fused = ns["dot"](w, x, b)
@@ -309,25 +283,19 @@ def one_node_per_neuron_steps(ns):
     return tracks
 
 
-@graph_figure("08-drawing-the-graph.md", "08-diamond")
+@figure("08-drawing-the-graph.md", "08-diamond", graph=True)
 def graph_dot_of_the_diamond(ns):
-    nodes = _diamond(ns["x"].data)  # the chapter's x, as the reader may have changed it
-    return dot_after_backward(nodes["L"], _names(nodes))
+    return dot_after_backward(*_diamond(ns["x"].data))  # the chapter's x, as the reader left it
 
 
-@graph_figure("09-failure-cases.md", "09-cut", key=0)  # the copied number
+@figure("09-failure-cases.md", "09-cut", graph=True, key=0)  # the copied number
 def the_cut_graph(ns):
-    cut, intact = ns["cut"], ns["intact"]
-    return side_by_side(
-        [
-            (f"built on a copied number: {len(cut.topo())} nodes", structure_dot(cut, {})),
-            (f"built on the prediction: {len(intact.topo())} nodes", structure_dot(intact, {})),
-        ],
-        rankdir="TB",
+    return structures(
+        ("built on a copied number", ns["cut"], {}), ("built on the prediction", ns["intact"], {})
     )
 
 
-@graph_figure("13-forward-and-reverse-mode.md", "13-sweeps")
+@figure("13-forward-and-reverse-mode.md", "13-sweeps", graph=True)
 def forward_and_reverse_sweeps(ns):
     """The graph of f twice: tangents pushed forward from x1, cotangents pulled back from f1."""
     from micrograd import Value
@@ -343,16 +311,8 @@ def forward_and_reverse_sweeps(ns):
     ahead = trace(*(dual(v, 1.0 if k == 0 else 0.0) for k, v in enumerate(point)))
     back = trace(*(Value(v) for v in point))
     back["f1"].backward()
-    edges = [
-        edge.split() for edge in ("x1 s", "x2 s", "x3 t", "s p", "x3 p", "s f1", "t f1", "p f2")
-    ]
-    names = {
-        "s": "s = x1 x2",
-        "t": "t = tanh x3",
-        "p": "p = s x3",
-        "f1": "f1 = s + t",
-        "f2": "f2 = exp p",
-    }
+    edges = [e.split() for e in ("x1 s", "x2 s", "x3 t", "s p", "x3 p", "s f1", "t f1", "p f2")]
+    names = dict(s="s = x1 x2", t="t = tanh x3", p="p = s x3", f1="f1 = s + t", f2="f2 = exp p")
     lines = []
     sweeps = [  # graphviz stacks the boxes bottom up: reverse first puts forward on top
         ("reverse: cotangents, seeded on f1 (1 of 2 passes)", back, "cotangent", "back"),
@@ -361,19 +321,17 @@ def forward_and_reverse_sweeps(ns):
     for k, (title, nodes, kind, direction) in enumerate(sweeps):
         boxes = []
         for name, node in nodes.items():
-            number, carried = (
+            number, sent = (
                 (node.value, node.tangent) if kind == "tangent" else (node.data, node.grad)
             )
-            boxes.append(
-                f'    {name}{k} [label="{names.get(name, name)}\\nvalue {number:.3g}\\n'
-                f'{kind} {carried:.3g}"];'
-            )
+            label = f"{names.get(name, name)}\\nvalue {number:.3g}\\n{kind} {sent:.3g}"
+            boxes.append(f'    {name}{k} [label="{label}"];')
         boxes += [f"    {a}{k} -> {b}{k} [dir={direction}];" for a, b in edges]
         lines += cluster(k, title, boxes)
     return digraph("sweeps", "LR", lines)
 
 
-@graph_figure("14-dynamic-static-captured.md", "14-branches")
+@figure("14-dynamic-static-captured.md", "14-branches", graph=True)
 def the_branch_taken(ns):
     from micrograd import Value, graph_dot
 

@@ -8,18 +8,19 @@ and anything else from pytest is an AttributeError that says where to run the ch
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 
 class Failed(BaseException):  # pytest's own derives from BaseException too
     """A ``raises`` block that raised nothing."""
 
 
+@dataclass
 class ExceptionInfo:
     """What ``with raises(...) as info`` gives: the exception caught, once it is."""
 
-    def __init__(self):
-        self.value: BaseException | None = None
-        self.type: type[BaseException] | None = None
+    value: BaseException | None = None
+    type: type[BaseException] | None = None
 
 
 class raises:  # noqa: N801 (named as pytest names it)

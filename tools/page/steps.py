@@ -26,6 +26,7 @@ class Edge:
     before: float  # the operand's gradient before this +=
     after: float  # and after it
     late: bool  # the operand has already run: what it receives now goes no further
+    k: int = 1  # the k-th edge of its step to this operand (x * x sends to x twice)
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ def record(
     if any(node._local is None for node in nodes):
         raise RuntimeError(SPENT)
     index = {node: i for i, node in enumerate(nodes)}
+    called = tuple(names.get(node) or label(node) for node in nodes)
     consumers: list[set[int]] = [set() for _ in nodes]
     for node in nodes:
         for operand in node._prev:
@@ -122,22 +124,21 @@ def record(
             before = holds.get(j, operand.grad)
             sent = local * grad
             holds[j] = before + sent
-            edges.append(Edge(j, local, sent, before, holds[j], j in ran))
+            k = 1 + sum(edge.operand == j for edge in edges)
+            edges.append(Edge(j, local, sent, before, holds[j], j in ran, k))
         if node._prev or walk is not None:  # backward() skips leaves; a walk may not
             node._backward()  # the engine's own step
         for j, expected in holds.items():
             got = nodes[j].grad
             if got != expected and not (got != got and expected != expected):  # nan is nan
                 raise AssertionError(
-                    f"{names.get(node) or label(node)}._backward() left "
-                    f"{names.get(nodes[j]) or label(nodes[j])}.grad = {got!r}, "
+                    f"{called[i]}._backward() left {called[j]}.grad = {got!r}, "
                     f"not {expected!r} (its gradient + local * grad, edge by edge)"
                 )
         if node._prev:
             node._local = None  # spent, as backward() leaves it
         ran.add(i)
         steps.append(Step(i, grad, tuple(edges), waiting))
-    called = tuple(names.get(node) or label(node) for node in nodes)
     ops = tuple(node._op for node in nodes)
     return Recording(called, ops, index[root], start, tuple(steps))
 
@@ -176,11 +177,10 @@ class Track:
 
 def _sent(recording: Recording, step: Step) -> list[str]:
     """Each edge of a step in words: ``2 TIMES 5 = 10 to x (x.grad 0 ARROW 10)``."""
-    said, seen = [], set()
+    said = []
     for edge in step.edges:
         name = recording.names[edge.operand]
-        again = " again" if edge.operand in seen else ""
-        seen.add(edge.operand)
+        again = " again" if edge.k > 1 else ""
         whose = f"{name}.grad" if name.isidentifier() else "its grad"
         change = f"{whose} {number(edge.before)} {ARROW} {number(edge.after)}"
         late = f", too late: {name} has already run" if edge.late else ""
@@ -196,7 +196,7 @@ def _joined(parts: Sequence[str]) -> str:
 
 def _waited(recording: Recording, step: Step) -> str:
     """Which consumers of the step's node have not run yet ("c", "b and c"), or ""."""
-    return _joined([recording.names[i] for i in step.waiting]) if step.waiting else ""
+    return _joined([recording.names[i] for i in step.waiting])
 
 
 def caption(track: Track, position: int) -> str:
@@ -216,16 +216,15 @@ def caption(track: Track, position: int) -> str:
     if position > len(steps):
         return f"Done after step {len(steps)}" + (f": {results}." if results else ".")
     step = steps[position - 1]
+    node = recording.names[step.node]
     if not step.edges:
-        said = (
-            f"{recording.names[step.node]} is a leaf: it has nothing to send, and its "
-            f"gradient, {number(step.grad)}, is final."
-        )
-        return f"{said} Done: {results}." if position == len(steps) and results else said
-    node = f"{recording.names[step.node]} (grad {number(step.grad)})"
-    if step.waiting:
-        node += f" runs too early, before {_waited(recording, step)} has sent its share, and"
-    said = f"{node} sends {_joined(_sent(recording, step))}."
+        said = f"{node} is a leaf: it has nothing to send, and its gradient, "
+        said += f"{number(step.grad)}, is final."
+    else:
+        node += f" (grad {number(step.grad)})"
+        if step.waiting:
+            node += f" runs too early, before {_waited(recording, step)} has sent its share, and"
+        said = f"{node} sends {_joined(_sent(recording, step))}."
     return f"{said} Done: {results}." if position == len(steps) and results else said
 
 
@@ -248,24 +247,19 @@ def table(tracks: Sequence[Track]) -> str:
     for track in tracks:
         recording = track.recording
         names, final = recording.names, recording.final
+        unwritten = "const" if track.by_hand else None  # by hand, the constants go unsaid
         if track.title:
             ends = ", ".join(f"{names[i]}.grad ends at {number(final[i])}" for i in track.result)
             parts.append(f"**{track.title}**" + (f" ({ends})" if ends else "") + "\n")
         parts += [
             f"`{names[recording.root]}.grad = 1`, then row by row each node sends its gradient "
-            + (
-                "on to its operands:\n"
-                if track.by_hand
-                else "on to its operands (its `_backward()`):\n"
-            ),
+            f"on to its operands{'' if track.by_hand else ' (its `_backward()`)'}:\n",
             f"| step | node | its grad | sends (local {TIMES} grad) "
             f"| gradients (before {ARROW} after) |",
             "|---:|---|---:|---|---|",
         ]
         for k, step in enumerate(recording.steps, 1):
-            edges = [
-                e for e in step.edges if not (track.by_hand and recording.ops[e.operand] == "const")
-            ]
+            edges = [e for e in step.edges if recording.ops[e.operand] != unwritten]
             node = names[step.node]
             if step.waiting:
                 node += f" (too early: before {_waited(recording, step)})"
@@ -304,13 +298,9 @@ def page_data(name: str, tracks: Sequence[Track], key: int | None = None) -> dic
             step = recording.steps[at - 1] if 0 < position <= len(recording.steps) else None
             active = recording.root if at == 0 else step.node if step else None  # none: done
             lit = {"active": [track.boxes.get(active)], "receives": [], "edges": []}
-            counts: dict[int, int] = {}
             for edge in step.edges if step else ():
-                counts[edge.operand] = counts.get(edge.operand, 0) + 1
                 lit["receives"].append(track.boxes.get(edge.operand))
-                lit["edges"].append(
-                    track.edges.get((edge.operand, step.node, counts[edge.operand]))
-                )
+                lit["edges"].append(track.edges.get((edge.operand, step.node, edge.k)))
             lit = {kind: sorted(set(ids) - {None}) for kind, ids in lit.items()}
             texts = [[r.element, r.prefix, number(grads[r.node])] for r in track.readouts]
             shown.append({**lit, "texts": texts})

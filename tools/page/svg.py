@@ -11,11 +11,10 @@ import re
 FONT = "Helvetica"  # graphviz-pure measures it like Arial; browsers map it to Liberation Sans
 # The attributes every graph is drawn with, written into its DOT (dot_for_graphviz): at
 # build time (tools/figures/from_chapters.py), and in the page, where Graphviz runs as WebAssembly.
-GRAPHVIZ_ATTRIBUTES = {
-    "graph": {"fontname": FONT, "bgcolor": "transparent"},
-    "node": {"fontname": FONT},
-    "edge": {"fontname": FONT},
-}
+GRAPHVIZ_ATTRIBUTES = (
+    f'graph [fontname="{FONT}", bgcolor="transparent"]; node [fontname="{FONT}"]; '
+    f'edge [fontname="{FONT}"];'
+)
 
 
 def inline(svg: str, attributes: str = "") -> str:
@@ -30,12 +29,8 @@ def dot_for_graphviz(dot_text: str) -> str:
     """``dot_text`` with GRAPHVIZ_ATTRIBUTES as its first statements (as -G, -N and -E
     options would set them; viz.js 3.25's own options reach only what the DOT has not
     declared yet)."""
-    said = " ".join(
-        f"{kind} [" + ", ".join(f'{name}="{value}"' for name, value in values.items()) + "];"
-        for kind, values in GRAPHVIZ_ATTRIBUTES.items()
-    )
     opening = dot_text.index("{") + 1
-    return f"{dot_text[:opening]}\n  {said}{dot_text[opening:]}"
+    return f"{dot_text[:opening]}\n  {GRAPHVIZ_ATTRIBUTES}{dot_text[opening:]}"
 
 
 def from_graphviz(svg: str) -> str:
