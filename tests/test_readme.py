@@ -2,6 +2,7 @@
 prints what it says, the commands they name exist, and the links between them arrive."""
 
 import contextlib
+import fnmatch
 import io
 import re
 from urllib.parse import unquote, urlsplit
@@ -115,6 +116,30 @@ def test_vscode_tasks_run_dev_py_commands_on_every_os():
     settings = jsonc("settings.json")
     # a folder: the Python extension finds bin/python or Scripts\python.exe in it
     assert settings["python.defaultInterpreterPath"] == "${workspaceFolder}/.venv"
+
+
+def test_the_vscode_settings_do_what_the_readme_promises():
+    """README, "How to read the book", VS Code: each promise and the setting that keeps it."""
+    settings, said = jsonc("settings.json"), README.read_text(encoding="utf-8")
+    assert "ms-python.python" in jsonc("extensions.json")["recommendations"]  # it recommends
+    assert "the\n  fences show up as tests in the Testing panel" in said  # ... through pytest,
+    assert (
+        settings["python.testing.pytestEnabled"] and not settings["python.testing.unittestEnabled"]
+    )
+    project = (ROOT / "pyproject.toml").read_text(encoding="utf-8")  # with no arguments:
+    assert re.search(r'^addopts = ".*--markdown-docs', project, re.M)  # pyproject's own,
+    assert re.search(r'^testpaths = \["docs"', project, re.M)  # the chapters among them
+    assert settings["python.testing.pytestArgs"] == []
+    pattern = settings["python.testing.autoTestDiscoverOnSavePattern"]  # found again on save
+    braces = re.fullmatch(r"\*\*/\*\.\{(.*)\}", pattern)
+    assert braces and {"py", "md"} <= set(braces[1].split(",")), pattern
+    assert fnmatch.fnmatch(
+        "docs/03-backward.md", pattern.replace("**/", "").replace("{py,md}", "md")
+    )
+    assert "A breakpoint on a line of a fence" in said  # a breakpoint in a Markdown file
+    assert settings["debug.allowBreakpointsEverywhere"] is True
+    assert "open a chapter in the Markdown preview" in said  # its $...$ math typeset
+    assert settings["markdown.math.enabled"] is True
 
 
 def test_the_pages_workflow_publishes_what_contributing_says_to_build():
