@@ -4,7 +4,7 @@ turn (one visit a page, since loading one costs about 3 s of CPU).
 - Its display math is set in the site's math font, sums with limits at their display
   size, and what fits its column has nothing to scroll (so no scrollbar, wherever
   scrollbars are classic).
-- It loads without console errors or failed requests, weighs at most 1.35 MB before the
+- It loads without console errors or failed requests, weighs at most 1.4 MB before the
   reader reaches for anything, shows its pictures at a real size within the text column,
   has a Run bar on each python fence, and fits a 390-pixel phone screen.
 - axe-core finds nothing in it light at 1280 px; on the pages of EVERY_LOOK, also at 390
@@ -50,8 +50,10 @@ FIGURE = re.compile(r"!\[[^\]]*\]\(figures/[\w-]+\.svg\)")
 
 # Bytes a page may load before any sign of intent (issue 27): chapter 10 weighed 1.25 MB after
 # issues 39 and 40; Part II (issue 45) put 60 kB in the search index and 22 kB in engine.json,
-# which every page loads: 1.33 MB. The rest of the pages stay well under.
-PAGE_WEIGHT = 1_350_000
+# which every page loads: 1.33 MB; the lab's first drawing, the data and the untrained
+# network made while the site is built (issue 46), 20 kB more on chapter 10 alone: 1.37 MB.
+# The rest of the pages stay well under.
+PAGE_WEIGHT = 1_400_000
 
 # What the page shows of its pictures (svg.picture: tools/page/svg.py).
 PICTURES_JS = """

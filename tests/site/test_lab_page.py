@@ -396,7 +396,7 @@ def test_a_diverged_run_says_so_and_stops(tab):
     assert done["step"] == 2 and tab.locator(".lab-problem").text_content().startswith(
         "Training diverged: the loss is 2.4e25 at step 1"
     )
-    assert tab.locator(".lab-readout").text_content().startswith("Step 1: loss 2.4e25,")
+    assert tab.locator(".lab-readout").text_content().startswith("Step 1: loss 2.4e25 (held out ")
     assert tab.locator(".lab-status").text_content().endswith("Training stopped.")
     fill(tab, rate="1.0")
     press(tab, "reset")

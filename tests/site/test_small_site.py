@@ -72,10 +72,10 @@ def test_with_the_runtime_pages_carry_their_fences(tmp_path):
     assert len(found) == 1, f"{len(found)} fence data in the chapter page"
     [page] = found
     assert page["chapter"].endswith("01-a-chapter.md")
-    assert [(f["line"], f["engine"]) for f in page["fences"]] == [
-        (4, True),
-        (9, False),
-        (17, False),
+    assert [(f["line"], f["engine"]) for f in page["fences"]] == [  # the file it builds
+        (4, "micrograd.py"),
+        (9, ""),
+        (17, ""),
     ]
     assert [bool(f["blocked"]) for f in page["fences"]] == [False, False, True]
     assert "notebook-fences" not in (first / "index.html").read_text(encoding="utf-8")

@@ -142,9 +142,9 @@ def pytest_code() -> str:
         "    import sys\n"
         "    import types\n"
         "\n"
-        '    pytest = types.ModuleType("pytest")\n'
+        "    # Named in sys.modules first: its dataclass looks its module up there.\n"
+        '    pytest = sys.modules["pytest"] = types.ModuleType("pytest")\n'
         f"    exec({literal(PYTEST.read_text(encoding='utf-8'))}, vars(pytest))\n"
-        '    sys.modules["pytest"] = pytest\n'
     )
 
 
