@@ -39,6 +39,10 @@ def test_the_whole_book_holds_every_page_in_order_each_heading_once(book):
     assert titles == [Chapter.read(page, text).title for page, text in pages.items()], titles
     anchors = [h.anchor for h in headings]
     assert len(set(anchors)) == len(anchors), "the headings' ids are unique over the book"
+    ids = re.findall(r'(?<![\w-])id="([^"]+)"', whole)  # the figures', shown twice too
+    assert not [i for i in set(ids) if ids.count(i) > 1], "ids twice in the whole book"
+    used = set(re.findall(r'(?:url\(#|href="#)([^")]+)', whole))
+    assert used <= set(ids), f"references to no id of the whole book: {sorted(used - set(ids))}"
 
 
 def test_every_link_within_the_book_goes_to_the_whole_books_own_anchor(book):

@@ -4,7 +4,8 @@ turn (one visit a page, since loading one costs about 3 s of CPU).
 - Its display math is set in the site's math font, sums with limits at their display
   size, and what fits its column has nothing to scroll (so no scrollbar, wherever
   scrollbars are classic).
-- It loads without console errors or failed requests, weighs at most 1.4 MB before the
+- It loads without console errors or failed requests, holds each id once and every link
+  within itself leads to one, weighs at most 1.4 MB before the
   reader reaches for anything, shows its pictures at a real size within the text column,
   has a Run bar on each python fence, and fits a 390-pixel phone screen.
 - axe-core finds nothing in it light at 1280 px; on the pages of EVERY_LOOK, also at 390
@@ -54,6 +55,16 @@ FIGURE = re.compile(r"!\[[^\]]*\]\(figures/[\w-]+\.svg\)")
 # network made while the site is built (issue 46), 20 kB more on chapter 10 alone: 1.37 MB.
 # The rest of the pages stay well under.
 PAGE_WEIGHT = 1_400_000
+
+# Ids the page holds twice, and its links within itself that lead to no id.
+SAME_PAGE_JS = """(() => {
+  const ids = [...document.querySelectorAll("[id]")].map((node) => node.id);
+  const twice = [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))];
+  const nowhere = [...document.querySelectorAll('a[href^="#"]')]
+    .map((a) => decodeURIComponent(a.getAttribute("href").slice(1)))
+    .filter((id) => id && !document.getElementById(id));
+  return { twice, nowhere };
+})()"""
 
 # What the page shows of its pictures (svg.picture: tools/page/svg.py).
 PICTURES_JS = """
@@ -236,6 +247,8 @@ def test_display_math_is_set_in_the_math_font_and_what_fits_has_nothing_to_scrol
 def test_page_loads_cleanly_and_fits_a_phone_screen(visit, site_url, built_site):
     page, tab = visit
     assert_clean(tab, page.name)
+    same = tab.evaluate(SAME_PAGE_JS)
+    assert same == {"twice": [], "nowhere": []}, f"{page.name}: ids twice, links to none: {same}"
 
     if page == ENGINE_PAGE:
         assert tab.locator("article pre code").count() > 10, "the engine's chunks are shown"

@@ -125,13 +125,28 @@ _LINK = re.compile(
 )
 
 
+_FIGURE = re.compile(r'<svg data-figure="(?P<name>[^"]+)".*?</svg>', re.S)
+
+
 def whole_book(pages: dict[Path, str]) -> str:
     """The pages (their path and Markdown as the whole book holds it), in order, on one
     page: each in a section named by its file, its headings' ids made unique over the
-    whole, and every link to a page of the book made a link to its place in the whole."""
+    whole, a figure shown again (the home page shows chapter 10's) with ids of its own (the
+    page's stem before each, and before each use), and every link to a page of the book
+    made a link to its place in the whole."""
     out = ["---\ntitle: The whole book\nhide: [navigation, toc]\nsearch: {exclude: true}\n---\n"]
+    shown: set = set()
+
+    def again(match: re.Match, stem: str) -> str:
+        if match["name"] not in shown:
+            shown.add(match["name"])
+            return match[0]
+        return re.sub(r'((?<![\w-])id="|url\(#|href="#)', rf"\g<1>{stem}-", match[0])
+
     out += [
-        f'<section class="print-page" id="{p.stem}" markdown="1">\n\n{t}\n\n</section>\n'
+        f'<section class="print-page" id="{p.stem}" markdown="1">\n\n'
+        + _FIGURE.sub(lambda m, s=p.stem: again(m, s), t)
+        + "\n\n</section>\n"
         for p, t in pages.items()
     ]
     whole = iter(Chapter.read(Path(WHOLE_BOOK), "\n".join(out[1:])).headings)
