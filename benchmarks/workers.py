@@ -322,9 +322,7 @@ class Worker:
             w, x = e.value(1.0), e.value(1e-6)
             gc.collect()
             start = time.perf_counter()
-            y = x
-            for _ in range(nodes // 2):
-                y = y * w + x
+            y = chain(w, x, nodes)
             built = time.perf_counter()
             y.backward()
             done = time.perf_counter()
@@ -346,30 +344,32 @@ class Worker:
 
     def node_bytes(self, nodes):
         """Bytes that stay allocated per operation node of the chain, before backward."""
-        e = self.engine
-        w, x = e.value(1.0), e.value(1e-6)
-        gc.collect()
-        tracemalloc.start()
-        before = tracemalloc.get_traced_memory()[0]
-        y = x
-        for _ in range(nodes // 2):
-            y = y * w + x
-        after = tracemalloc.get_traced_memory()[0]
-        tracemalloc.stop()
-        del y
-        return {"bytes": (after - before) / (2 * (nodes // 2))}
+        w, x = self.engine.value(1.0), self.engine.value(1e-6)
+        return {"bytes": allocated(lambda: chain(w, x, nodes)) / (2 * (nodes // 2))}
 
     def graph_bytes(self):
         """Bytes that stay allocated for one two-moons loss graph, before backward."""
-        e = self.engine
-        gc.collect()
-        tracemalloc.start()
-        before = tracemalloc.get_traced_memory()[0]
-        loss, _ = e.loss(self.points, self.labels)
-        after = tracemalloc.get_traced_memory()[0]
-        tracemalloc.stop()
-        del loss
-        return {"bytes": after - before}
+        return {"bytes": allocated(lambda: self.engine.loss(self.points, self.labels))}
+
+
+def chain(w, x, nodes: int):
+    """y = ((x*w + x)*w + x)..., with ``nodes`` operation nodes (two a link)."""
+    y = x
+    for _ in range(nodes // 2):
+        y = y * w + x
+    return y
+
+
+def allocated(build) -> int:
+    """Bytes that stay allocated for what ``build()`` returns (freed once tracemalloc stops)."""
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    built = build()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del built
+    return after - before
 
 
 def appendix_namespace() -> dict:
