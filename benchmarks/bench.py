@@ -35,6 +35,7 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+from subprocess import PIPE
 
 if __package__ in (None, ""):  # run as a script: the repository's packages importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -66,11 +67,8 @@ ORIGINAL_MARKER = ORIGINAL_VENV / "installed.txt"
 
 def original_ready() -> bool:
     """Is benchmarks/.venv-original there, with micrograd 0.1.0 installed?"""
-    return (
-        ORIGINAL_MARKER.exists()
-        and ORIGINAL_MARKER.read_text() == ORIGINAL_PACKAGE
-        and ORIGINAL_PYTHON.exists()
-    )
+    installed = ORIGINAL_MARKER.read_text() if ORIGINAL_MARKER.exists() else None
+    return installed == ORIGINAL_PACKAGE and ORIGINAL_PYTHON.exists()
 
 
 def original_python() -> Path:
@@ -89,13 +87,8 @@ class Process:
 
     def __init__(self, engine: str, python: Path | str):
         self.engine = engine
-        self.proc = subprocess.Popen(
-            [str(python), str(WORKERS), "--worker", engine],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=HERE,
-        )
+        command = [str(python), str(WORKERS), "--worker", engine]
+        self.proc = subprocess.Popen(command, stdin=PIPE, stdout=PIPE, text=True, cwd=HERE)
 
     def send(self, command: str, **arguments):
         self.proc.stdin.write(json.dumps({"command": command, **arguments}) + "\n")
@@ -196,7 +189,7 @@ def main(argv=None) -> int:
     log("the appendix's variants")
     command = [sys.executable, str(WORKERS), "--variants", str(3 * sizes["rounds"])]
     # Its errors, if any, go to stderr as they happen.
-    variants = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True, cwd=ROOT)
+    variants = subprocess.run(command, stdout=PIPE, text=True, check=True, cwd=ROOT)
     results |= json.loads(variants.stdout)
     output = args.output
     if output is None and mode == "full":

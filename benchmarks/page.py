@@ -305,10 +305,9 @@ def lab(browser, url: str) -> dict:
         nexts.append(tab.evaluate(NEXT))
         tab.wait_for_selector(".lab[data-state=idle]")
     tab.context.close()
-    seconds = (t1 - t0) / 1000
     return {
         "steps": s1 - s0,
-        "seconds": seconds,
+        "seconds": (t1 - t0) / 1000,
         "redraws": seen["redraws"],
         "gap": seen["gap"],
         "pauses": pauses,
@@ -319,21 +318,38 @@ def lab(browser, url: str) -> dict:
 def print_lab(found: dict) -> None:
     per_second = found["steps"] / found["seconds"]
     redraws = found["redraws"] / found["seconds"]
-    pauses = found["pauses"]
     print("| the two-moons lab, the book's settings | median | worst |")
     print("|---|---:|---:|")
-    print(
-        f"| training steps a second, Train from step 0 to {found['steps']} | {per_second:.1f} | |"
-    )
+    steps = f"training steps a second, Train from step 0 to {found['steps']}"
+    print(f"| {steps} | {per_second:.1f} | |")
     print(f"| boundary and network redrawn a second | {redraws:.1f} | |")
     print(f"| longest gap between two animation frames while training | | {found['gap']:.0f} ms |")
-    median, worst = statistics.median(pauses), max(pauses)
-    print(f"| Pause: click to standing still | {median:.0f} ms | {worst:.0f} ms |")
-    nexts = found["nexts"]
-    median, worst = statistics.median(nexts), max(nexts)
-    print(
-        f"| one step taken apart: Next to the next part shown | {median:.0f} ms | {worst:.0f} ms |"
-    )
+    for what, times in (
+        ("Pause: click to standing still", found["pauses"]),
+        ("one step taken apart: Next to the next part shown", found["nexts"]),
+    ):
+        print(f"| {what} | {statistics.median(times):.0f} ms | {max(times):.0f} ms |")
+
+
+STEP = """f => new Promise(done => {
+  const region = document.querySelector(f);
+  const t0 = performance.now();
+  region.querySelector('.steps-next').click();
+  requestAnimationFrame(() => done(performance.now() - t0));
+})"""
+LIVE = """([line, f]) => {
+  window.__live = new Promise(done => {
+    const bar = document.querySelector(`.notebook-bar[data-line="${line}"]`);
+    let ran = null;
+    new MutationObserver((_, watch) => {
+      if (ran === null && bar.dataset.state === 'ran') ran = performance.now();
+      const svg = document.querySelector(`${f} svg[data-live=yes]`);
+      if (ran !== null && svg && svg !== window.__old) {
+        watch.disconnect(); window.__old = svg; done(performance.now() - ran);
+      }
+    }).observe(document.body, {subtree: true, childList: true, attributes: true});
+  });
+}"""
 
 
 def waits(browser, url: str, site: Path) -> dict:
@@ -346,41 +362,14 @@ def waits(browser, url: str, site: Path) -> dict:
     tab.goto(url + "/03-backward.html")
     figure = '.steps[data-figure="03-careless-walk"]'
     tab.locator(f"{figure} .steps-start").click()
-    steps = []
-    for _ in range(REPEATS):
-        steps.append(
-            tab.evaluate(
-                """f => new Promise(done => {
-                  const region = document.querySelector(f);
-                  const t0 = performance.now();
-                  region.querySelector('.steps-next').click();
-                  requestAnimationFrame(() => done(performance.now() - t0));
-                })""",
-                figure,
-            )
-        )
+    steps = [tab.evaluate(STEP, figure) for _ in range(REPEATS)]
     never = [u for u in requested if "/viz/" in u or "/notebook/tools/" in u]
     editor = code(tab, fence["line"])
     redraws = []
     for k in range(REPEATS + 1):
         value = f"x_value={2.0 + 2 * k}"  # never the book's 3.0
         editor.fill(fence["code"].replace("x_value=3.0", value))
-        tab.evaluate(
-            """([line, f]) => {
-              window.__live = new Promise(done => {
-                const bar = document.querySelector(`.notebook-bar[data-line="${line}"]`);
-                let ran = null;
-                new MutationObserver((_, watch) => {
-                  if (ran === null && bar.dataset.state === 'ran') ran = performance.now();
-                  const svg = document.querySelector(`${f} svg[data-live=yes]`);
-                  if (ran !== null && svg && svg !== window.__old) {
-                    watch.disconnect(); window.__old = svg; done(performance.now() - ran);
-                  }
-                }).observe(document.body, {subtree: true, childList: true, attributes: true});
-              });
-            }""",
-            [fence["line"], figure],
-        )
+        tab.evaluate(LIVE, [fence["line"], figure])  # sets window.__live, awaited below
         bar(tab, fence["line"]).locator(".notebook-run").click()
         redraws.append(tab.evaluate("window.__live"))
     return {
@@ -440,20 +429,18 @@ def start(browser, url: str, site: Path) -> list[tuple[str, float, float, str]]:
     chapter, by its link: instant navigation keeps the worker), and from disk (file://, a
     fresh profile, then loaded again)."""
     found = []
-    context = browser.new_context()
-    tab = context.new_page()
+    tab = browser.new_context().new_page()
     for what, reach in (("cold", None), ("cached", None), ("after intent", 1.0)):
         found.append((what, *_first_output(tab, url, reach)))
     cpu = _browser_cpu()
     _follow(tab, "next")
     took, _ = _run_first(tab, CHAPTERS[1], None)
     found.append(("revisit (next chapter, Python loaded)", took, _browser_cpu() - cpu, "kept"))
-    context.close()
-    context = browser.new_context()
-    tab = context.new_page()
+    tab.context.close()
+    tab = browser.new_context().new_page()  # a fresh profile again
     for what in ("from disk, cold", "from disk, again"):
         found.append((what, *_first_output(tab, site.resolve().as_uri(), None)))
-    context.close()
+    tab.context.close()
     return found
 
 

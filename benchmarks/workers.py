@@ -39,19 +39,13 @@ ALPHA = 1e-4  # L2 regularisation, as in the original's demo
 def two_moons(n: int = 100, noise: float = 0.1, seed: int = 1):
     """Two interleaved half circles with Gaussian noise; labels -1 and +1 (pure Python)."""
     rng = random.Random(seed)
-    n_outer = n // 2
-    n_inner = n - n_outer
-    points, labels = [], []
-    for i in range(n_outer):
-        t = math.pi * i / (n_outer - 1)
-        points.append([math.cos(t), math.sin(t)])
-        labels.append(-1.0)
-    for i in range(n_inner):
-        t = math.pi * i / (n_inner - 1)
-        points.append([1 - math.cos(t), 0.5 - math.sin(t)])
-        labels.append(1.0)
+    n_outer, n_inner = n // 2, n - n // 2
+    outer = [math.pi * i / (n_outer - 1) for i in range(n_outer)]  # angles on each half circle
+    inner = [math.pi * i / (n_inner - 1) for i in range(n_inner)]
+    points = [[math.cos(t), math.sin(t)] for t in outer]
+    points += [[1 - math.cos(t), 0.5 - math.sin(t)] for t in inner]
     points = [[x + rng.gauss(0, noise), y + rng.gauss(0, noise)] for x, y in points]
-    return points, labels
+    return points, [-1.0] * n_outer + [1.0] * n_inner
 
 
 def initial_parameters(sizes=SIZES, seed: int = 0) -> list[float]:
