@@ -316,7 +316,7 @@ class Worker:
             w, x = e.value(1.0), e.value(1e-6)
             gc.collect()
             start = time.perf_counter()
-            y = chain(w, x, nodes)
+            y = build_chain(w, x, nodes)
             built = time.perf_counter()
             y.backward()
             done = time.perf_counter()
@@ -339,14 +339,14 @@ class Worker:
     def node_bytes(self, nodes):
         """Bytes that stay allocated per operation node of the chain, before backward."""
         w, x = self.engine.value(1.0), self.engine.value(1e-6)
-        return {"bytes": allocated(lambda: chain(w, x, nodes)) / (2 * (nodes // 2))}
+        return {"bytes": allocated(lambda: build_chain(w, x, nodes)) / (2 * (nodes // 2))}
 
     def graph_bytes(self):
         """Bytes that stay allocated for one two-moons loss graph, before backward."""
         return {"bytes": allocated(lambda: self.engine.loss(self.points, self.labels))}
 
 
-def chain(w, x, nodes: int):
+def build_chain(w, x, nodes: int):
     """y = ((x*w + x)*w + x)..., with ``nodes`` operation nodes (two a link)."""
     y = x
     for _ in range(nodes // 2):
