@@ -296,7 +296,7 @@ def lab(browser, url: str) -> dict:
         tab.locator(".lab-train").click()
         tab.wait_for_function("window.bookLab.frame.step >= 5")
         pauses.append(tab.evaluate(PAUSE))
-    tab.locator(".lab-apart summary").click()
+    tab.locator(".lab-apart > summary").click()  # not the nested list's
     tab.locator(".lab-take-apart").click()
     tab.wait_for_selector(".lab-apart-text:not(:empty)")
     tab.wait_for_selector(".lab[data-state=idle]")
