@@ -39,10 +39,8 @@ from subprocess import PIPE
 
 if __package__ in (None, ""):  # run as a script: the repository's packages importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.workers import ENGINES, ORIGINAL_VENV, initial_parameters, two_moons
+from benchmarks.workers import ENGINES, HERE, ORIGINAL_VENV, ROOT, initial_parameters, two_moons
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 ORIGINAL_PACKAGE = "micrograd==0.1.0"
 RESULTS = HERE / "results.json"
 WORKERS = HERE / "workers.py"  # what a worker process runs

@@ -81,6 +81,7 @@ FIRST_OUTPUT = """line => new Promise(done => {
   }).observe(bar, {attributes: true});
   bar.querySelector('.notebook-run').click();
 })"""
+OPEN_DETAILS = "b => { const d = b.closest('details'); if (d) d.open = true; }"
 # Chapter 3 and the two after it, as the footer's "next" links lead (the book's order).
 _ORDER = [chapter.name for chapter in chapters(DOCS)]
 CHAPTERS = tuple(_ORDER[_ORDER.index("03-backward.md") :][:3])
@@ -144,12 +145,6 @@ def _browser_processes() -> list[tuple[list[str], bytes]]:
     return [process for pid, process in found.items() if ours(pid)]
 
 
-def _renderers_rss() -> int:
-    """Bytes resident in the browser's renderer processes."""
-    renderers = [f for f, cmdline in _browser_processes() if b"--type=renderer" in cmdline]
-    return sum(int(fields[21]) for fields in renderers) * os.sysconf("SC_PAGE_SIZE")
-
-
 def _browser_cpu() -> float:
     """CPU seconds (user and system) the browser and all its processes have used."""
     ticks = sum(int(f[11]) + int(f[12]) for f, _ in _browser_processes())  # utime, stime
@@ -157,11 +152,14 @@ def _browser_cpu() -> float:
 
 
 def _memory_now(tab, cdp) -> tuple[float, float]:
-    """(MiB resident in the renderers, MiB of the page's JavaScript heap in use)."""
+    """(MiB resident in the browser's renderer processes, MiB of the page's JavaScript heap
+    in use)."""
     cdp.send("HeapProfiler.collectGarbage")
     tab.wait_for_timeout(500)  # let the renderer settle after the collection
     metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-    return _renderers_rss() / 2**20, metrics["JSHeapUsedSize"] / 2**20
+    renderers = [f for f, cmdline in _browser_processes() if b"--type=renderer" in cmdline]
+    rss = sum(int(fields[21]) for fields in renderers) * os.sysconf("SC_PAGE_SIZE")
+    return rss / 2**20, metrics["JSHeapUsedSize"] / 2**20
 
 
 def _learner_check(tab) -> None:
@@ -203,9 +201,11 @@ def memory(browser, url: str) -> list[tuple[str, float, float, int]]:
     while True:
         shown = tab.url.rsplit("/", 1)[-1]
         done = "read"
-        if tab.locator(".notebook-run-all").count():
+        run_all = tab.locator(".notebook-run-all")
+        if run_all.count():
             tab.wait_for_selector("body[data-notebook=idle]", state="attached")
-            tab.click(".notebook-run-all")
+            run_all.evaluate(OPEN_DETAILS)  # above a first fence in <details>, it is in them
+            run_all.click()
             tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=600_000)
             ran = tab.locator(".notebook-bar[data-state=ran]").count()
             done = f"Run all ({ran} of {tab.locator('.notebook-bar[data-state]').count()} ran)"
