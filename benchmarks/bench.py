@@ -184,9 +184,8 @@ def main(argv=None) -> int:
     finally:
         for w in workers.values():
             w.close()
-    log("the appendix's variants")
+    log("the appendix's variants")  # its errors, if any, go to stderr as they happen
     command = [sys.executable, str(WORKERS), "--variants", str(3 * sizes["rounds"])]
-    # Its errors, if any, go to stderr as they happen.
     variants = subprocess.run(command, stdout=PIPE, text=True, check=True, cwd=ROOT)
     results |= json.loads(variants.stdout)
     output = args.output

@@ -280,9 +280,7 @@ def lab(browser, url: str) -> dict:
     tab.goto(url + "/" + page.name.replace(".md", ".html"))
     tab.wait_for_selector(".lab[data-state=idle]")
     tab.locator(".lab-reset").click()  # starts Python, and the lab at step 0
-    tab.wait_for_function(
-        "window.bookLab.frame && window.bookLab.frame.step === 0", timeout=300_000
-    )
+    tab.wait_for_function("window.bookLab.frame?.step === 0", timeout=300_000)
     tab.wait_for_selector(".lab[data-state=idle]")
     tab.evaluate("() => { window.__seen = (" + LAB_WATCH + ")(); }")  # not awaited here
     tab.locator(".lab-train").click()
@@ -302,6 +300,9 @@ def lab(browser, url: str) -> dict:
     tab.wait_for_selector(".lab[data-state=idle]")
     nexts = []
     for _ in range(REPEATS * 3):
+        if tab.locator(".lab-next").is_disabled():  # the last part shown: take the step apart anew
+            tab.locator(".lab-take-apart").click()
+            tab.wait_for_selector(".lab-next:enabled")
         nexts.append(tab.evaluate(NEXT))
         tab.wait_for_selector(".lab[data-state=idle]")
     tab.context.close()
