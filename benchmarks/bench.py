@@ -35,13 +35,12 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+from subprocess import PIPE
 
 if __package__ in (None, ""):  # run as a script: the repository's packages importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.workers import ENGINES, ORIGINAL_VENV, initial_parameters, two_moons
+from benchmarks.workers import ENGINES, HERE, ORIGINAL_VENV, ROOT, initial_parameters, two_moons
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 ORIGINAL_PACKAGE = "micrograd==0.1.0"
 RESULTS = HERE / "results.json"
 WORKERS = HERE / "workers.py"  # what a worker process runs
@@ -49,28 +48,11 @@ TOLERANCE = 1e-12  # ours must compute the reference's loss and gradients within
 # The workload sizes of each kind of run. Only a full run is quoted (by the appendix);
 # --quick checks that everything works, --smoke does every workload in seconds, so that a
 # test (tests/test_bench.py) can run the whole script on every run of the suite.
+SIZES = ("rounds", "points", "demo steps", "chain nodes", "bytes nodes")
 MODES = {
-    "full": {
-        "rounds": 9,
-        "points": 100,
-        "demo steps": 100,
-        "chain nodes": 1_000_000,
-        "bytes nodes": 100_000,
-    },
-    "quick": {
-        "rounds": 3,
-        "points": 100,
-        "demo steps": 10,
-        "chain nodes": 100_000,
-        "bytes nodes": 20_000,
-    },
-    "smoke": {
-        "rounds": 1,
-        "points": 20,
-        "demo steps": 2,
-        "chain nodes": 4_000,
-        "bytes nodes": 2_000,
-    },
+    "full": dict(zip(SIZES, (9, 100, 100, 1_000_000, 100_000))),
+    "quick": dict(zip(SIZES, (3, 100, 10, 100_000, 20_000))),
+    "smoke": dict(zip(SIZES, (1, 20, 2, 4_000, 2_000))),
 }
 
 
@@ -83,25 +65,19 @@ ORIGINAL_MARKER = ORIGINAL_VENV / "installed.txt"
 
 def original_ready() -> bool:
     """Is benchmarks/.venv-original there, with micrograd 0.1.0 installed?"""
-    return (
-        ORIGINAL_MARKER.exists()
-        and ORIGINAL_MARKER.read_text() == ORIGINAL_PACKAGE
-        and ORIGINAL_PYTHON.exists()
-    )
+    installed = ORIGINAL_MARKER.read_text() if ORIGINAL_MARKER.exists() else None
+    return installed == ORIGINAL_PACKAGE and ORIGINAL_PYTHON.exists()
 
 
 def original_python() -> Path:
     """The interpreter of benchmarks/.venv-original, created with micrograd 0.1.0 if needed."""
-    python, marker = ORIGINAL_PYTHON, ORIGINAL_MARKER
     if not original_ready():
-        print(f"bench: installing {ORIGINAL_PACKAGE} into {ORIGINAL_VENV}", file=sys.stderr)
+        log(f"installing {ORIGINAL_PACKAGE} into {ORIGINAL_VENV}")
         venv.create(ORIGINAL_VENV, with_pip=True, clear=True)
-        subprocess.run(
-            [python, "-m", "pip", "install", "--quiet", ORIGINAL_PACKAGE],
-            check=True,
-        )
-        marker.write_text(ORIGINAL_PACKAGE)
-    return python
+        pip = [ORIGINAL_PYTHON, "-m", "pip", "install", "--quiet", ORIGINAL_PACKAGE]
+        subprocess.run(pip, check=True)
+        ORIGINAL_MARKER.write_text(ORIGINAL_PACKAGE)
+    return ORIGINAL_PYTHON
 
 
 class Process:
@@ -109,13 +85,8 @@ class Process:
 
     def __init__(self, engine: str, python: Path | str):
         self.engine = engine
-        self.proc = subprocess.Popen(
-            [str(python), str(WORKERS), "--worker", engine],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=HERE,
-        )
+        command = [str(python), str(WORKERS), "--worker", engine]
+        self.proc = subprocess.Popen(command, stdin=PIPE, stdout=PIPE, text=True, cwd=HERE)
 
     def send(self, command: str, **arguments):
         self.proc.stdin.write(json.dumps({"command": command, **arguments}) + "\n")
@@ -136,27 +107,26 @@ class Process:
         self.proc.wait()
 
 
-def has_torch() -> bool:
+def torch_version() -> str | None:
+    """PyTorch's version, or None where it is not installed."""
     try:
-        import torch  # noqa: F401
+        import torch
     except ImportError:
-        return False
-    return True
+        return None
+    return torch.__version__
 
 
-def fmt_time(seconds: float | None) -> str:
-    if seconds is None:
-        return "n/a"
-    if seconds < 1:
-        return f"{seconds * 1000:.3g} ms"
-    return f"{seconds:.3g} s"
+def fmt_time(seconds: float) -> str:
+    return f"{seconds * 1000:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
 
 
-def cell(value, reference, kind="time"):
+def cell(value, reference, unit="time"):
     """A table cell: the value, and in brackets how many times better than the original."""
     if value is None:
         return "n/a"
-    text = fmt_time(value) if kind == "time" else f"{value:.0f} B"
+    if unit == "MB":
+        return f"{value / 1e6:.2f} MB"  # a size of its own: no ratio
+    text = fmt_time(value) if unit == "time" else f"{value:.0f} B"
     if reference and value and reference != value:
         text += f" ({reference / value:.3g}x)"
     return text
@@ -167,9 +137,9 @@ def main(argv=None) -> int:
     kind = parser.add_mutually_exclusive_group()
     kind.add_argument("--quick", action="store_true", help="small sizes, a check that it works")
     kind.add_argument(
-        "--smoke", action="store_true", help="the smallest sizes: every workload in seconds"
+        "--smoke", action="store_true", help="smallest sizes: every workload in seconds"
     )
-    parser.add_argument("--rounds", type=int, default=None, help="timed steps per engine")
+    parser.add_argument("--rounds", type=int, help="timed steps per engine")
     parser.add_argument(
         "--offline",
         action="store_true",
@@ -179,7 +149,6 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--output",
         type=Path,
-        default=None,
         help=f"where to save the results (default: {RESULTS.relative_to(ROOT)}, only for "
         "a full run of all four engines with our own micrograd.py)",
     )
@@ -197,7 +166,7 @@ def main(argv=None) -> int:
     else:
         log(f"--offline, and {ORIGINAL_VENV.relative_to(ROOT)} is not ready: no original column")
     engines["ours"] = sys.executable
-    if has_torch():
+    if torch_version():
         engines |= {"torch scalar": sys.executable, "torch batched": sys.executable}
     else:
         log("torch is not installed: its columns are n/a (MICROGRAD_EXTRAS=torch adds it)")
@@ -215,19 +184,9 @@ def main(argv=None) -> int:
     finally:
         for w in workers.values():
             w.close()
-    log("the appendix's variants")
-    variants = subprocess.run(
-        [
-            sys.executable,
-            str(WORKERS),
-            "--variants",
-            str(3 * sizes["rounds"]),
-        ],
-        stdout=subprocess.PIPE,  # its errors, if any, go to stderr as they happen
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
+    log("the appendix's variants")  # its errors, if any, go to stderr as they happen
+    command = [sys.executable, str(WORKERS), "--variants", str(3 * sizes["rounds"])]
+    variants = subprocess.run(command, stdout=PIPE, text=True, check=True, cwd=ROOT)
     results |= json.loads(variants.stdout)
     output = args.output
     if output is None and mode == "full":
@@ -284,18 +243,12 @@ def measured_on(arguments: list[str]) -> dict:
     if cpuinfo.exists():
         names = [line for line in cpuinfo.read_text().splitlines() if line.startswith("model name")]
         cpu = names[0].split(":", 1)[1].strip() if names else cpu
-    try:
-        import torch
-
-        torch_version = torch.__version__
-    except ImportError:
-        torch_version = None
     return {
         "date": datetime.date.today().isoformat(),
         "python": platform.python_version(),
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores",
         "cpu": cpu,
-        "torch": torch_version,
+        "torch": torch_version(),
         "original": ORIGINAL_PACKAGE,
         "command": shlex.join(["python3", "tools/dev.py", "bench", *arguments]),
     }
@@ -363,11 +316,10 @@ def report(workers, sizes, n_params) -> tuple[int, dict]:
                     f"chain time in the table is with sys.setrecursionlimit({limit:,})"
                 )
         reply = workers[n].call("chain", nodes=chain_nodes, recursion_limit=limit)
+        results[n]["chain"] = reply.get("seconds")  # None if it failed
         if "error" in reply:
             notes.append(f"{n}: chain of {chain_nodes:,} nodes failed: {reply['error']}")
-            results[n]["chain"] = None
         else:
-            results[n]["chain"] = reply["seconds"]
             notes.append(
                 f"{n}: chain forward {fmt_time(reply['forward'])}, backward "
                 f"{fmt_time(reply['backward'])}; freeing it afterwards {fmt_time(reply['free'])}"
@@ -383,22 +335,17 @@ def report(workers, sizes, n_params) -> tuple[int, dict]:
     # the table
     orig = results.get("original", {})
     header = ["workload", *names]
+
+    def row(label, key, unit="time"):
+        return [label, *(cell(results[n].get(key), orig.get(key), unit) for n in names)]
+
     rows = [
-        ["two-moons training step, back to back"]
-        + [cell(results[n]["step"], orig.get("step")) for n in names],
-        ["the same, after an untimed gc.collect()"]
-        + [cell(results[n]["step after collect"], orig.get("step after collect")) for n in names],
-        [f"{demo_steps}-step demo training"]
-        + [cell(results[n]["demo"], orig.get("demo")) for n in names],
-        [f"chain of {chain_nodes:,} nodes, forward + backward"]
-        + [cell(results[n].get("chain"), orig.get("chain")) for n in names],
-        ["bytes per chain node (tracemalloc)"]
-        + [cell(results[n].get("bytes"), orig.get("bytes"), "bytes") for n in names],
-        ["two-moons loss graph (tracemalloc)"]
-        + [
-            "n/a" if results[n].get("graph") is None else f"{results[n]['graph'] / 1e6:.2f} MB"
-            for n in names
-        ],
+        row("two-moons training step, back to back", "step"),
+        row("the same, after an untimed gc.collect()", "step after collect"),
+        row(f"{demo_steps}-step demo training", "demo"),
+        row(f"chain of {chain_nodes:,} nodes, forward + backward", "chain"),
+        row("bytes per chain node (tracemalloc)", "bytes", "B"),
+        row("two-moons loss graph (tracemalloc)", "graph", "MB"),
     ]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 

@@ -45,6 +45,7 @@ The machine may be shared: look at the load average printed with the results.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import os
 import shutil
@@ -52,7 +53,9 @@ import statistics
 import sys
 from pathlib import Path
 
-from tests.helpers.drive import code, serve
+if __package__ in (None, ""):  # run as a script: the repository's packages importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.helpers.drive import bar, code, serve
 from tools import DOCS, ROOT
 from tools.chapter import chapters
 from tools.site.runtime import PAGE_ZIP, VIZ
@@ -78,9 +81,26 @@ FIRST_OUTPUT = """line => new Promise(done => {
   }).observe(bar, {attributes: true});
   bar.querySelector('.notebook-run').click();
 })"""
+OPEN_DETAILS = "b => { const d = b.closest('details'); if (d) d.open = true; }"
 # Chapter 3 and the two after it, as the footer's "next" links lead (the book's order).
 _ORDER = [chapter.name for chapter in chapters(DOCS)]
 CHAPTERS = tuple(_ORDER[_ORDER.index("03-backward.md") :][:3])
+
+
+def _run_first(tab, chapter: str, reach: float | None) -> tuple[float, str]:
+    """Once ``chapter`` is shown in ``tab``, the pointer on its first fence's Run bar ``reach``
+    seconds before the click (None: never; the page starts Python when it arrives), then a
+    click on Run: (ms from the click to "ran" or "failed", which of the two)."""
+    from tools.site.page_data import page_fences
+
+    shown = f'body[data-notebook=idle][data-chapter="docs/{chapter}"]'
+    tab.wait_for_selector(shown, state="attached")
+    first = page_fences(ROOT / "docs" / chapter)["fences"][0]
+    if reach is not None:
+        bar(tab, first["line"]).hover()
+        tab.wait_for_timeout(reach * 1000)
+    took, state = tab.evaluate(FIRST_OUTPUT, first["line"])
+    return took, state
 
 
 def python_start(browser, url: str, reach: float) -> tuple[list[tuple[str, float, str]], dict]:
@@ -88,8 +108,6 @@ def python_start(browser, url: str, reach: float) -> tuple[list[tuple[str, float
     after chapter in one visit; the pointer reaches the Run bar ``reach`` seconds before
     the click (the page starts Python then). And the requests for the worker and Python's
     WebAssembly the visit made, by file name."""
-    from tools.site.page_data import page_fences
-
     tab = browser.new_context().new_page()
     requested: list[str] = []
     tab.on("request", lambda request: requested.append(request.url.rsplit("/", 1)[-1]))
@@ -97,22 +115,17 @@ def python_start(browser, url: str, reach: float) -> tuple[list[tuple[str, float
     times = []
     for k, chapter in enumerate(CHAPTERS):
         if k:
-            tab.locator("a.md-footer__link--next").click()
-            tab.wait_for_url("**/" + chapter.replace(".md", ".html"))
-        shown = f'body[data-notebook=idle][data-chapter="docs/{chapter}"]'
-        tab.wait_for_selector(shown, state="attached")
-        first = page_fences(ROOT / "docs" / chapter)["fences"][0]
-        tab.locator(f'.notebook-bar[data-line="{first["line"]}"]').hover()
-        tab.wait_for_timeout(reach * 1000)
-        took, state = tab.evaluate(FIRST_OUTPUT, first["line"])
-        times.append((chapter, took, state))
+            _follow(tab, "next")
+        times.append((chapter, *_run_first(tab, chapter, reach)))
     tab.context.close()
     return times, {name: requested.count(name) for name in ("worker.js", "pyodide.asm.wasm")}
 
 
-def _renderers_rss() -> int:
-    """Bytes resident in the renderer processes started under this one (the browser's)."""
-    parents, rss = {}, {}
+def _browser_processes() -> list[tuple[list[str], bytes]]:
+    """The processes started under this one (the browser and all of its; the page's workers
+    run in its renderers), each as its /proc/PID/stat fields after the name and its command
+    line."""
+    parents, found = {}, {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
@@ -120,9 +133,7 @@ def _renderers_rss() -> int:
         except OSError:
             continue  # ended meanwhile
         pid = int(stat.parent.name)
-        parents[pid] = int(fields[1])
-        if b"--type=renderer" in cmdline:
-            rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        parents[pid], found[pid] = int(fields[1]), (fields, cmdline)
 
     def ours(pid: int) -> bool:
         while pid > 1:
@@ -131,15 +142,24 @@ def _renderers_rss() -> int:
                 return True
         return False
 
-    return sum(size for pid, size in rss.items() if ours(pid))
+    return [process for pid, process in found.items() if ours(pid)]
+
+
+def _browser_cpu() -> float:
+    """CPU seconds (user and system) the browser and all its processes have used."""
+    ticks = sum(int(f[11]) + int(f[12]) for f, _ in _browser_processes())  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _memory_now(tab, cdp) -> tuple[float, float]:
-    """(MiB resident in the renderers, MiB of the page's JavaScript heap in use)."""
+    """(MiB resident in the browser's renderer processes, MiB of the page's JavaScript heap
+    in use)."""
     cdp.send("HeapProfiler.collectGarbage")
     tab.wait_for_timeout(500)  # let the renderer settle after the collection
     metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-    return _renderers_rss() / 2**20, metrics["JSHeapUsedSize"] / 2**20
+    renderers = [f for f, cmdline in _browser_processes() if b"--type=renderer" in cmdline]
+    rss = sum(int(fields[21]) for fields in renderers) * os.sysconf("SC_PAGE_SIZE")
+    return rss / 2**20, metrics["JSHeapUsedSize"] / 2**20
 
 
 def _learner_check(tab) -> None:
@@ -168,32 +188,32 @@ def memory(browser, url: str) -> list[tuple[str, float, float, int]]:
     tab = browser.new_context().new_page()
     cdp = tab.context.new_cdp_session(tab)
     cdp.send("Performance.enable")
-    workers = lambda: sum(w.url.endswith("/notebook/worker.js") for w in tab.workers)  # noqa: E731
+    found = []
+
+    def record(step: str) -> None:
+        workers = sum(w.url.endswith("/notebook/worker.js") for w in tab.workers)
+        found.append((step, *_memory_now(tab, cdp), workers))
+        print(*found[-1], file=sys.stderr, flush=True)  # as it goes
+
     tab.goto(url + "/index.html")
-    found = [("index.html, loaded", *_memory_now(tab, cdp), workers())]
+    record("index.html, loaded")
     learner = PAGE.removesuffix(".md") + ".html"
     while True:
         shown = tab.url.rsplit("/", 1)[-1]
         done = "read"
-        if tab.locator(".notebook-run-all").count():
+        run_all = tab.locator(".notebook-run-all")
+        if run_all.count():
             tab.wait_for_selector("body[data-notebook=idle]", state="attached")
-            tab.click(".notebook-run-all")
+            run_all.evaluate(OPEN_DETAILS)  # above a first fence in <details>, it is in them
+            run_all.click()
             tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=600_000)
             ran = tab.locator(".notebook-bar[data-state=ran]").count()
             done = f"Run all ({ran} of {tab.locator('.notebook-bar[data-state]').count()} ran)"
         if shown == learner:
             _learner_check(tab)
             done = "a Check"
-        found.append(
-            (
-                f"{shown}, {done}",
-                *_memory_now(tab, cdp),
-                workers(),
-            )
-        )
-        print(*found[-1], file=sys.stderr, flush=True)  # as it goes
-        following = tab.locator("a.md-footer__link--next")
-        if not following.count():
+        record(f"{shown}, {done}")
+        if not tab.locator("a.md-footer__link--next").count():
             break
         _follow(tab, "next")
     found[-1] = (f"every page ({found[-1][0]})", *found[-1][1:])
@@ -204,14 +224,7 @@ def memory(browser, url: str) -> list[tuple[str, float, float, int]]:
         _follow(tab, "next")
         _learner_check(tab)
         editors = tab.locator(".learner .cm-editor").count()
-        found.append(
-            (
-                f"return {k + 1} to {learner}, a Check ({editors} editor)",
-                *_memory_now(tab, cdp),
-                workers(),
-            )
-        )
-        print(*found[-1], file=sys.stderr, flush=True)  # as it goes
+        record(f"return {k + 1} to {learner}, a Check ({editors} editor)")
     tab.context.close()
     return found
 
@@ -267,9 +280,7 @@ def lab(browser, url: str) -> dict:
     tab.goto(url + "/" + page.name.replace(".md", ".html"))
     tab.wait_for_selector(".lab[data-state=idle]")
     tab.locator(".lab-reset").click()  # starts Python, and the lab at step 0
-    tab.wait_for_function(
-        "window.bookLab.frame && window.bookLab.frame.step === 0", timeout=300_000
-    )
+    tab.wait_for_function("window.bookLab.frame?.step === 0", timeout=300_000)
     tab.wait_for_selector(".lab[data-state=idle]")
     tab.evaluate("() => { window.__seen = (" + LAB_WATCH + ")(); }")  # not awaited here
     tab.locator(".lab-train").click()
@@ -283,19 +294,21 @@ def lab(browser, url: str) -> dict:
         tab.locator(".lab-train").click()
         tab.wait_for_function("window.bookLab.frame.step >= 5")
         pauses.append(tab.evaluate(PAUSE))
-    tab.locator(".lab-apart summary").click()
+    tab.locator(".lab-apart > summary").click()  # not the nested list's
     tab.locator(".lab-take-apart").click()
     tab.wait_for_selector(".lab-apart-text:not(:empty)")
     tab.wait_for_selector(".lab[data-state=idle]")
     nexts = []
     for _ in range(REPEATS * 3):
+        if tab.locator(".lab-next").is_disabled():  # the last part shown: take the step apart anew
+            tab.locator(".lab-take-apart").click()
+            tab.wait_for_selector(".lab-next:enabled")
         nexts.append(tab.evaluate(NEXT))
         tab.wait_for_selector(".lab[data-state=idle]")
     tab.context.close()
-    seconds = (t1 - t0) / 1000
     return {
         "steps": s1 - s0,
-        "seconds": seconds,
+        "seconds": (t1 - t0) / 1000,
         "redraws": seen["redraws"],
         "gap": seen["gap"],
         "pauses": pauses,
@@ -306,118 +319,82 @@ def lab(browser, url: str) -> dict:
 def print_lab(found: dict) -> None:
     per_second = found["steps"] / found["seconds"]
     redraws = found["redraws"] / found["seconds"]
-    pauses = found["pauses"]
     print("| the two-moons lab, the book's settings | median | worst |")
     print("|---|---:|---:|")
-    print(
-        f"| training steps a second, Train from step 0 to {found['steps']} | {per_second:.1f} | |"
-    )
+    steps = f"training steps a second, Train from step 0 to {found['steps']}"
+    print(f"| {steps} | {per_second:.1f} | |")
     print(f"| boundary and network redrawn a second | {redraws:.1f} | |")
     print(f"| longest gap between two animation frames while training | | {found['gap']:.0f} ms |")
-    median, worst = statistics.median(pauses), max(pauses)
-    print(f"| Pause: click to standing still | {median:.0f} ms | {worst:.0f} ms |")
-    nexts = found["nexts"]
-    median, worst = statistics.median(nexts), max(nexts)
-    print(
-        f"| one step taken apart: Next to the next part shown | {median:.0f} ms | {worst:.0f} ms |"
-    )
+    for what, times in (
+        ("Pause: click to standing still", found["pauses"]),
+        ("one step taken apart: Next to the next part shown", found["nexts"]),
+    ):
+        print(f"| {what} | {statistics.median(times):.0f} ms | {max(times):.0f} ms |")
 
 
-def measured(site: Path, measure, show) -> None:
-    """Serve ``site``, run ``measure(browser, url)`` in Chromium, then print the machine's
-    load average and ``show`` what it found."""
-    from playwright.sync_api import sync_playwright
-
-    with serve(site) as url, sync_playwright() as playwright:
-        browser = launch(playwright)
-        found = measure(browser, url)
-        browser.close()
-    load = os.getloadavg()
-    print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    show(found)
-
-
-def main_lab(site: Path) -> None:
-    measured(site, lab, print_lab)
-
-
-def launch(playwright):
-    return playwright.chromium.launch(
-        executable_path=shutil.which("chromium"), args=["--no-sandbox"]
-    )
+STEP = """f => new Promise(done => {
+  const region = document.querySelector(f);
+  const t0 = performance.now();
+  region.querySelector('.steps-next').click();
+  requestAnimationFrame(() => done(performance.now() - t0));
+})"""
+LIVE = """([line, f]) => {
+  window.__live = new Promise(done => {
+    const bar = document.querySelector(`.notebook-bar[data-line="${line}"]`);
+    let ran = null;
+    new MutationObserver((_, watch) => {
+      if (ran === null && bar.dataset.state === 'ran') ran = performance.now();
+      const svg = document.querySelector(`${f} svg[data-live=yes]`);
+      if (ran !== null && svg && svg !== window.__old) {
+        watch.disconnect(); window.__old = svg; done(performance.now() - ran);
+      }
+    }).observe(document.body, {subtree: true, childList: true, attributes: true});
+  });
+}"""
 
 
-def main_memory(site: Path) -> None:
-    measured(site, memory, print_memory)
-
-
-def main(site: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
+def waits(browser, url: str, site: Path) -> dict:
+    """A step, live redraws and Python's starts (``python_start``) in ``site``, served at
+    ``url``; what drawing adds to the site; and the tab's memory over a visit (``memory``)."""
     fence = _diamond_fence()
-    viz = sum((site / place).stat().st_size for place in VIZ.files.values())
-    python = (site / PAGE_ZIP).stat().st_size
-    with serve(site) as url, sync_playwright() as playwright:
-        browser = launch(playwright)
-        tab = browser.new_page()
-        requested: list[str] = []
-        tab.on("request", lambda request: requested.append(request.url))
-        tab.goto(url + "/03-backward.html")
-        figure = '.steps[data-figure="03-careless-walk"]'
-        tab.locator(f"{figure} .steps-start").click()
-        steps = []
-        for _ in range(REPEATS):
-            steps.append(
-                tab.evaluate(
-                    """f => new Promise(done => {
-                      const region = document.querySelector(f);
-                      const t0 = performance.now();
-                      region.querySelector('.steps-next').click();
-                      requestAnimationFrame(() => done(performance.now() - t0));
-                    })""",
-                    figure,
-                )
-            )
-        never = [u for u in requested if "/viz/" in u or "/notebook/tools/" in u]
-        bar = tab.locator(f'.notebook-bar[data-line="{fence["line"]}"]')
-        editor = code(tab, fence["line"])
-        redraws = []
-        for k in range(REPEATS + 1):
-            value = f"x_value={2.0 + 2 * k}"  # never the book's 3.0
-            editor.fill(fence["code"].replace("x_value=3.0", value))
-            tab.evaluate(
-                """([line, f]) => {
-                  window.__live = new Promise(done => {
-                    const bar = document.querySelector(`.notebook-bar[data-line="${line}"]`);
-                    let ran = null;
-                    new MutationObserver((_, watch) => {
-                      if (ran === null && bar.dataset.state === 'ran') ran = performance.now();
-                      const svg = document.querySelector(`${f} svg[data-live=yes]`);
-                      if (ran !== null && svg && svg !== window.__old) {
-                        watch.disconnect(); window.__old = svg; done(performance.now() - ran);
-                      }
-                    }).observe(document.body, {subtree: true, childList: true, attributes: true});
-                  });
-                }""",
-                [fence["line"], figure],
-            )
-            bar.locator(".notebook-run").click()
-            redraws.append(tab.evaluate("window.__live"))
-        started = {reach: python_start(browser, url, reach) for reach in (0.0, 1.0)}
-        found = memory(browser, url)
-        browser.close()
-    load = os.getloadavg()
-    print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    tab = browser.new_page()
+    requested: list[str] = []
+    tab.on("request", lambda request: requested.append(request.url))
+    tab.goto(url + "/03-backward.html")
+    figure = '.steps[data-figure="03-careless-walk"]'
+    tab.locator(f"{figure} .steps-start").click()
+    steps = [tab.evaluate(STEP, figure) for _ in range(REPEATS)]
+    never = [u for u in requested if "/viz/" in u or "/notebook/tools/" in u]
+    editor = code(tab, fence["line"])
+    redraws = []
+    for k in range(REPEATS + 1):
+        value = f"x_value={2.0 + 2 * k}"  # never the book's 3.0
+        editor.fill(fence["code"].replace("x_value=3.0", value))
+        tab.evaluate(LIVE, [fence["line"], figure])  # sets window.__live, awaited below
+        bar(tab, fence["line"]).locator(".notebook-run").click()
+        redraws.append(tab.evaluate("window.__live"))
+    return {
+        "steps": steps,
+        "redraws": redraws,
+        "never": never,
+        "viz": sum((site / place).stat().st_size for place in VIZ.files.values()),
+        "python": (site / PAGE_ZIP).stat().st_size,
+        "started": {reach: python_start(browser, url, reach) for reach in (0.0, 1.0)},
+        "memory": memory(browser, url),
+    }
+
+
+def print_waits(found: dict) -> None:
+    steps, redraws, rest = found["steps"], found["redraws"], found["redraws"][1:]
     print("| what | median | worst |")
     print("|---|---:|---:|")
     print(f"| a step (click to frame) | {statistics.median(steps):.0f} ms | {max(steps):.0f} ms |")
     print(f"| first live redraw (loads Graphviz) | {redraws[0]:.0f} ms | |")
-    rest = redraws[1:]
     print(f"| later live redraws | {statistics.median(rest):.0f} ms | {max(rest):.0f} ms |")
-    print(f"| Graphviz in the site | {viz / 1e6:.2f} MB | |")
-    print(f"| the Python that draws, in the site | {python / 1e3:.0f} kB | |")
-    print(f"| loaded by a page that never draws live | {len(never)} files | |")
-    for reach, (times, asked) in started.items():
+    print(f"| Graphviz in the site | {found['viz'] / 1e6:.2f} MB | |")
+    print(f"| the Python that draws, in the site | {found['python'] / 1e3:.0f} kB | |")
+    print(f"| loaded by a page that never draws live | {len(found['never'])} files | |")
+    for reach, (times, asked) in found["started"].items():
         for k, (chapter, took, state) in enumerate(times):
             which = "first chapter of the visit" if k == 0 else "next chapter"
             print(
@@ -427,47 +404,18 @@ def main(site: Path) -> None:
         said = ", ".join(f"{name}: {count}" for name, count in asked.items())
         print(f"| requests in that visit of {len(times)} chapters | {said} | |")
     print()
-    print_memory(found)
+    print_memory(found["memory"])
 
 
-def _browser_cpu() -> float:
-    """CPU seconds (user and system) the processes started under this one have used: the
-    browser and all its processes (the page's workers run in its renderers)."""
-    parents, ticks = {}, {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # ended meanwhile
-        pid = int(stat.parent.name)
-        parents[pid] = int(fields[1])
-        ticks[pid] = int(fields[11]) + int(fields[12])  # utime, stime
-
-    def ours(pid: int) -> bool:
-        while pid > 1:
-            pid = parents.get(pid, 0)
-            if pid == os.getpid():
-                return True
-        return False
-
-    return sum(t for pid, t in ticks.items() if ours(pid)) / os.sysconf("SC_CLK_TCK")
-
-
-def _first_output(tab, url: str, reach: float) -> tuple[float, float, str]:
+def _first_output(tab, url: str, reach: float | None) -> tuple[float, float, str]:
     """Open chapter 3 at ``url`` (a site's root) in ``tab``; the pointer on its first
-    fence's Run bar ``reach`` seconds before the click (0: none), then Run: (ms from the
+    fence's Run bar ``reach`` seconds before the click (None: never), then Run: (ms from the
     click to "ran", CPU seconds the browser spent from the page's load to then, how Python
     started: started, restored or afresh)."""
-    from tools.site.page_data import page_fences
-
-    first = page_fences(ROOT / "docs" / CHAPTERS[0])["fences"][0]
     tab.goto(url + "/" + CHAPTERS[0].replace(".md", ".html"))
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
     cpu = _browser_cpu()
-    if reach:
-        tab.locator(f'.notebook-bar[data-line="{first["line"]}"]').hover()
-        tab.wait_for_timeout(reach * 1000)
-    took, _ = tab.evaluate(FIRST_OUTPUT, first["line"])
+    took, _ = _run_first(tab, CHAPTERS[0], reach)
     used = _browser_cpu() - cpu
     how = tab.evaluate("window.bookPython.how")
     tab.evaluate("window.bookPython.keeping")  # the snapshot kept before the next visit
@@ -482,46 +430,22 @@ def start(browser, url: str, site: Path) -> list[tuple[str, float, float, str]]:
     chapter, by its link: instant navigation keeps the worker), and from disk (file://, a
     fresh profile, then loaded again)."""
     found = []
-    context = browser.new_context()
-    tab = context.new_page()
-    for what, reach in (("cold", 0.0), ("cached", 0.0), ("after intent", 1.0)):
+    tab = browser.new_context().new_page()
+    for what, reach in (("cold", None), ("cached", None), ("after intent", 1.0)):
         found.append((what, *_first_output(tab, url, reach)))
     cpu = _browser_cpu()
-    times, _ = python_start_next(tab)
-    found.append(("revisit (next chapter, Python loaded)", times, _browser_cpu() - cpu, "kept"))
-    context.close()
-    context = browser.new_context()
-    tab = context.new_page()
+    _follow(tab, "next")
+    took, _ = _run_first(tab, CHAPTERS[1], None)
+    found.append(("revisit (next chapter, Python loaded)", took, _browser_cpu() - cpu, "kept"))
+    tab.context.close()
+    tab = browser.new_context().new_page()  # a fresh profile again
     for what in ("from disk, cold", "from disk, again"):
-        found.append((what, *_first_output(tab, site.resolve().as_uri(), 0.0)))
-    context.close()
+        found.append((what, *_first_output(tab, site.resolve().as_uri(), None)))
+    tab.context.close()
     return found
 
 
-def python_start_next(tab) -> tuple[float, str]:
-    """From the chapter shown, the next one by its link: ms from a click on its first Run to
-    "ran", and its state."""
-    from tools.site.page_data import page_fences
-
-    was = tab.url
-    tab.locator("a.md-footer__link--next").click()
-    tab.wait_for_function("url => location.href !== url", arg=was)
-    chapter = tab.url.rsplit("/", 1)[-1].replace(".html", ".md")
-    shown = f'body[data-notebook=idle][data-chapter="docs/{chapter}"]'
-    tab.wait_for_selector(shown, state="attached")
-    first = page_fences(ROOT / "docs" / chapter)["fences"][0]
-    return tab.evaluate(FIRST_OUTPUT, first["line"])
-
-
-def main_start(site: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    with serve(site) as url, sync_playwright() as playwright:
-        browser = launch(playwright)
-        found = start(browser, url, site)
-        browser.close()
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+def print_start(found: list[tuple[str, float, float, str]]) -> None:
     print("| start | click to first output | browser CPU | Python |")
     print("|---|---:|---:|---|")
     for what, took, cpu, how in found:
@@ -553,26 +477,51 @@ def weight(browser, url: str) -> list[tuple[str, int, int]]:
     return found
 
 
-def main_weight(site: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    with serve(site) as url, sync_playwright() as playwright:
-        browser = launch(playwright)
-        found = weight(browser, url)
-        browser.close()
+def print_weight(found: list[tuple[str, int, int]]) -> None:
     print("| page | bytes before any intent | files |")
     print("|---|---:|---:|")
     for name, size, files in found:
         print(f"| {name} | {size / 1e6:.2f} MB | {files} |")
 
 
+def measured(site: Path, measure, show) -> None:
+    """Serve ``site``, run ``measure(browser, url)`` in Chromium, then ``show`` what it found;
+    with the machine's load average before and after."""
+    from playwright.sync_api import sync_playwright
+
+    load = lambda: " ".join(f"{x:.2f}" for x in os.getloadavg())  # noqa: E731
+    print(f"load average before: {load()}")
+    with serve(site) as url, sync_playwright() as playwright:
+        chromium = shutil.which("chromium")
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        found = measure(browser, url)
+        browser.close()
+    print(f"load average after: {load()}")
+    show(found)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--memory", action="store_true", help="only the tab's memory over a visit")
+    only.add_argument("--weight", action="store_true", help="only the bytes each page loads")
+    only.add_argument("--lab", action="store_true", help="only the two-moons lab")
+    only.add_argument("--start", action="store_true", help="only Python's start (start())")
+    parser.add_argument("site", nargs="?", type=Path, default=ROOT / "site", help="a built site")
+    args = parser.parse_args(argv)
+    if not (args.site / "index.html").is_file():
+        parser.error(f"{args.site} holds no built site (python3 tools/dev.py build makes one)")
+    if args.memory:
+        measured(args.site, memory, print_memory)
+    elif args.weight:
+        measured(args.site, weight, print_weight)
+    elif args.lab:
+        measured(args.site, lab, print_lab)
+    elif args.start:
+        measured(args.site, functools.partial(start, site=args.site), print_start)
+    else:
+        measured(args.site, functools.partial(waits, site=args.site), print_waits)
+
+
 if __name__ == "__main__":
-    modes = {
-        "--memory": main_memory,
-        "--weight": main_weight,
-        "--lab": main_lab,
-        "--start": main_start,
-    }
-    chosen = [modes[arg] for arg in sys.argv[1:] if arg in modes]
-    given = [arg for arg in sys.argv[1:] if arg not in modes]
-    (chosen[0] if chosen else main)(Path(given[0]) if given else ROOT / "site")
+    main()

@@ -39,19 +39,13 @@ ALPHA = 1e-4  # L2 regularisation, as in the original's demo
 def two_moons(n: int = 100, noise: float = 0.1, seed: int = 1):
     """Two interleaved half circles with Gaussian noise; labels -1 and +1 (pure Python)."""
     rng = random.Random(seed)
-    n_outer = n // 2
-    n_inner = n - n_outer
-    points, labels = [], []
-    for i in range(n_outer):
-        t = math.pi * i / (n_outer - 1)
-        points.append([math.cos(t), math.sin(t)])
-        labels.append(-1.0)
-    for i in range(n_inner):
-        t = math.pi * i / (n_inner - 1)
-        points.append([1 - math.cos(t), 0.5 - math.sin(t)])
-        labels.append(1.0)
+    n_outer, n_inner = n // 2, n - n // 2
+    outer = [math.pi * i / (n_outer - 1) for i in range(n_outer)]  # angles on each half circle
+    inner = [math.pi * i / (n_inner - 1) for i in range(n_inner)]
+    points = [[math.cos(t), math.sin(t)] for t in outer]
+    points += [[1 - math.cos(t), 0.5 - math.sin(t)] for t in inner]
     points = [[x + rng.gauss(0, noise), y + rng.gauss(0, noise)] for x, y in points]
-    return points, labels
+    return points, [-1.0] * n_outer + [1.0] * n_inner
 
 
 def initial_parameters(sizes=SIZES, seed: int = 0) -> list[float]:
@@ -322,9 +316,7 @@ class Worker:
             w, x = e.value(1.0), e.value(1e-6)
             gc.collect()
             start = time.perf_counter()
-            y = x
-            for _ in range(nodes // 2):
-                y = y * w + x
+            y = build_chain(w, x, nodes)
             built = time.perf_counter()
             y.backward()
             done = time.perf_counter()
@@ -346,30 +338,32 @@ class Worker:
 
     def node_bytes(self, nodes):
         """Bytes that stay allocated per operation node of the chain, before backward."""
-        e = self.engine
-        w, x = e.value(1.0), e.value(1e-6)
-        gc.collect()
-        tracemalloc.start()
-        before = tracemalloc.get_traced_memory()[0]
-        y = x
-        for _ in range(nodes // 2):
-            y = y * w + x
-        after = tracemalloc.get_traced_memory()[0]
-        tracemalloc.stop()
-        del y
-        return {"bytes": (after - before) / (2 * (nodes // 2))}
+        w, x = self.engine.value(1.0), self.engine.value(1e-6)
+        return {"bytes": allocated(lambda: build_chain(w, x, nodes)) / (2 * (nodes // 2))}
 
     def graph_bytes(self):
         """Bytes that stay allocated for one two-moons loss graph, before backward."""
-        e = self.engine
-        gc.collect()
-        tracemalloc.start()
-        before = tracemalloc.get_traced_memory()[0]
-        loss, _ = e.loss(self.points, self.labels)
-        after = tracemalloc.get_traced_memory()[0]
-        tracemalloc.stop()
-        del loss
-        return {"bytes": after - before}
+        return {"bytes": allocated(lambda: self.engine.loss(self.points, self.labels))}
+
+
+def build_chain(w, x, nodes: int):
+    """y = ((x*w + x)*w + x)..., with ``nodes`` operation nodes (two a link)."""
+    y = x
+    for _ in range(nodes // 2):
+        y = y * w + x
+    return y
+
+
+def allocated(build) -> int:
+    """Bytes that stay allocated for what ``build()`` returns (freed once tracemalloc stops)."""
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    built = build()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del built
+    return after - before
 
 
 def appendix_namespace() -> dict:
