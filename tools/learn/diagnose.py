@@ -83,6 +83,7 @@ class _Replay:
         self.error: BaseException | None = None  # the last cell's, wording apart
         self.complete = True  # False: a cell before the last failed
         self.watched = True  # False: the profiler was turned off (by a RecursionError)
+        self.place = None  # the chapter line the last cell's error was raised at, if known
         for cell in cells:
             self.book.next = cell
             profile = watch(module) if watch is not None and cell == cells[-1] else None
@@ -311,9 +312,8 @@ def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> dict:
         example = seen(fix, replay.book.engine_module)
         if example is not None:
             found["seen"] = example
-    place = replay.book.runner.kernel.where(replay.error) if replay.error else None
+    place, cells = replay.place, replay.cells
     if place is not None and place[0] == replay.book.runner.chapter:
-        cells = replay.cells
         rows = compared(chapter, cells, cells[-1], place[1], replay.book.namespace, replay.error)
         if rows:
             found["compared"] = rows

@@ -162,15 +162,8 @@ def markdown_of(chapter: Chapter, start: int, stop: int, unfold: dict[int, str |
     """The chapter's lines ``start``..``stop`` (1-based, inclusive), with the fold tags of
     ``unfold`` replaced (a fold around a code cell cannot stay HTML: its summary becomes
     a bold line, its tags go)."""
-    kept = []
-    for number in range(start, stop + 1):
-        text = chapter.lines[number - 1]
-        if number in unfold:
-            if unfold[number] is None:
-                continue
-            text = unfold[number]
-        kept.append(text)
-    return "\n".join(kept).strip("\n")
+    kept = [unfold.get(n, text) for n, text in enumerate(chapter.lines, 1) if start <= n <= stop]
+    return "\n".join(text for text in kept if text is not None).strip("\n")
 
 
 def _unfolded(chapter: Chapter) -> dict[int, str | None]:
