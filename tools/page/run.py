@@ -206,10 +206,8 @@ class Notebook:
             self.first_failure = index
         self.outcomes[index] = outcome
         same = cell.output is not None and shown(outcome.printed) == cell.output
-        state, report = outcome.state, outcome.report
-        status = DONE[state]
-        done = {"state": state, "status": status, "report": report, "same": same}
-        tell({"kind": "done", "index": index, **done})
+        done = {"state": outcome.state, "status": DONE[outcome.state], "report": outcome.report}
+        tell({"kind": "done", "index": index, **done, "same": same})
         if outcome.state != "failed":
             self._after(index, outcome, tell)
         return outcome

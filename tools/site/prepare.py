@@ -63,13 +63,8 @@ def page_markdown(path: Path, docs: Path, woven, data: dict | None, warn) -> str
     if figures := with_data_in(path.name):  # steps, nudges
         text = _with_figure_data(text, path, figures, warn)
     if notebooks.has_notebook(path):
-        text = re.sub(
-            r"^# .*$",
-            lambda m: f"{m[0]}\n\n{notebooks.link(path)}",
-            text,
-            count=1,
-            flags=re.M,
-        )
+        link = notebooks.link(path)  # under the title
+        text = re.sub(r"^# .*$", lambda m: f"{m[0]}\n\n{link}", text, count=1, flags=re.M)
     if data["runtime"] and chapter.cells:
         fences = page_data.element(page_data.page_fences(path), id="notebook-fences")
         start = page_data.element(data["start"], id="python-start")
@@ -90,12 +85,10 @@ def _with_used_in(text: str, chapter: Chapter, woven, warn) -> str:
     for index, chunk in reversed(list(enumerate(woven.tangled.chunks))):
         if chunk.fence.path != chapter.path:
             continue
-        end = chunk.fence.line - 1 + chunk.fence.code.count("\n")  # its closing, 0-based
         cell = next((c for c in chapter.cells if c.fence.line == chunk.fence.line), None)
-        if cell is not None and cell.output is not None:
-            end = cell.output.line - 1 + cell.output.code.count("\n")
+        below = (cell and cell.output) or chunk.fence
         said = weave.used_in_html(woven, index, _href, anchors[index])
-        lines[end + 1 : end + 1] = ["", said]
+        lines[below.end : below.end] = ["", said]  # after its closing backticks (1-based)
     return "\n".join(lines)
 
 
