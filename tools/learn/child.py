@@ -60,9 +60,7 @@ def run_chapter(
     or with ``every``."""
     book = Notebook(chapter, engine=engine, optional=every or needs_optional(chapter))
     reads = names_used(chapter)
-    classes = frozenset(
-        name for name, value in vars(book.engine_module).items() if isinstance(value, type)
-    )
+    classes = frozenset(n for n, v in vars(book.engine_module).items() if isinstance(v, type))
     unsure: dict[int, frozenset[str]] = {}  # a cell that failed or waits -> its names unsure
     root: dict[int, int] = {}  # such a cell -> the failed check it waits on (or itself)
     while book.next < len(book.cells):

@@ -111,12 +111,7 @@ class _Replay:
         return not said or describe(self.error).split("\n")[0] == said
 
 
-def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | None:
-    """``_named``'s name alone."""
-    return _named(chapter, engine, index, said)[0]
-
-
-def _named(chapter: Path, engine: Path, index: int, said: str = ""):
+def to_fix(chapter: Path, engine: Path, index: int, said: str = ""):
     """The function of the learner's engine that made check ``index`` fail, by qualified
     name; None if no one function can be named.
 
@@ -306,7 +301,7 @@ def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> dict:
     "", "why": why no function could be named (or ""), "seen": the mistake made in it, if
     one of tools/learn/mistakes.py shows, with its worked example}; ``said``: the first line
     of the failure's message, as the chapter's run reported it."""
-    fix, why, replay = _named(chapter, engine, index, said)
+    fix, why, replay = to_fix(chapter, engine, index, said)
     found = {"fix": fix or "", "why": why}
     if fix:
         example = seen(fix, replay.book.engine_module)

@@ -95,6 +95,7 @@ def mismatch(chapter: str, cell: Cell, printed: str, remedy: str = UPDATE) -> st
     )
 
 
+@dataclass(eq=False)
 class Notebook:
     """One chapter's cells, its namespace, and how far it has run.
 
@@ -103,28 +104,20 @@ class Notebook:
     module used as ``micrograd`` instead of the chapter's engine chunks (learner mode).
     ``check_outputs`` False: output blocks are not compared (while they are rewritten).
     ``remedy``: what a mismatch's message tells the reader to do. ``file``: the engine's
-    ``__file__``, the file it is tangled to.
+    ``__file__``, the file it is tangled to. The iterables are kept as lists.
     """
 
-    def __init__(
-        self,
-        chapter: str,
-        cells: Iterable[Cell],
-        before: Iterable[Chunk] = (),
-        figures: Iterable[tuple[str, int]] = (),
-        engine: types.ModuleType | None = None,
-        check_outputs: bool = True,
-        remedy: str = UPDATE,
-        file: str = "micrograd.py",
-    ):
-        self.file = file  # the engine's __file__
-        self.chapter = chapter
-        self.cells = list(cells)
-        self.before = list(before)
-        self.figures = list(figures)
-        self.engine = engine
-        self.check_outputs = check_outputs
-        self.remedy = remedy
+    chapter: str
+    cells: Iterable[Cell]
+    before: Iterable[Chunk] = ()
+    figures: Iterable[tuple[str, int]] = ()
+    engine: types.ModuleType | None = None
+    check_outputs: bool = True
+    remedy: str = UPDATE
+    file: str = "micrograd.py"
+
+    def __post_init__(self) -> None:
+        self.cells, self.before, self.figures = map(list, (self.cells, self.before, self.figures))
         self.restart()
 
     def restart(self) -> None:

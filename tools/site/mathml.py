@@ -275,11 +275,9 @@ def _split_after_relations(math: Element) -> list[Element]:
         pieces.append(current)
     if len(pieces) < 2:
         return [math]
-    split = []
-    for elements in pieces:
-        piece = Element(math.tag, math.attrib)
+    split = [Element(math.tag, math.attrib) for _ in pieces]
+    for piece, elements in zip(split, pieces):
         SubElement(piece, "mrow").extend(elements)
-        split.append(piece)
     return split
 
 
