@@ -58,11 +58,6 @@ def engine_of(info: str) -> str:
     return next((name for name in ENGINES if name in titles), "")
 
 
-def is_engine(info: str) -> bool:
-    """Is this fence a chunk of an engine file (one of tools.ENGINES)?"""
-    return bool(engine_of(info))
-
-
 def slugify(text: str) -> str:
     """A heading's id as the site makes it (Python-Markdown's toc extension)."""
     return _toc_slugify(text, "-")
@@ -93,7 +88,8 @@ class Fence:
 
     @property
     def is_engine(self) -> bool:
-        return is_engine(self.info)
+        """Is it a chunk of an engine file (one of tools.ENGINES)?"""
+        return bool(self.engine)
 
     @property
     def engine(self) -> str:

@@ -9,6 +9,7 @@ type, and ``assert <text> == "<the book's words>"``. The rest of such a check st
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 import re
 
@@ -32,15 +33,11 @@ def _reprs(line: str, classes: frozenset[str]) -> list[tuple[int, int]]:
     names = "|".join(map(re.escape, sorted(classes)))
     pattern = re.compile(rf"<(?:\w+\.)*(?:{names})\b|\b(?:{names})\(")
     while classes and (found := pattern.search(line, at)):
-        depth, end = 0, None
         start = found.start() if found[0][0] == "<" else found.end() - 1
         pair = {"<": 1, ">": -1} if found[0][0] == "<" else {"(": 1, ")": -1}
-        for k in range(start, len(line)):
-            depth += pair.get(line[k], 0)
-            if depth == 0:
-                end = k + 1
-                break
-        if end is None:
+        depths = itertools.accumulate(pair.get(char, 0) for char in line[start:])
+        end = next((start + k + 1 for k, depth in enumerate(depths) if depth == 0), None)
+        if end is None:  # never closed
             break
         spans.append((found.start(), end))
         at = end

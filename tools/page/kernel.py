@@ -178,9 +178,7 @@ class Kernel:
             remember(chunk.chapter, chunk.line, chunk.code)
         self.engines = {ENGINE: engine} if self.fixed else {}  # each built on first need
         if self.fixed and chapter_has_engine:
-            self.namespace.update(
-                {k: v for k, v in public(engine).items() if not k.startswith("_")}
-            )
+            self.namespace.update({k: v for k, v in public(engine).items() if k[0] != "_"})
 
     def _joins(self, chunks: list[Chunk]) -> dict[str, Join]:
         """``chunks`` joined engine by engine, by module name: micrograd first, always."""

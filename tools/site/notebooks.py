@@ -218,11 +218,8 @@ def chapter_notebook(path: Path, docs: Path | None = None) -> nbformat.NotebookN
     chunks = engine_before(path, docs)
     files = dict.fromkeys([ENGINE, *(chunk.file for chunk in chunks)])
     before = {name: Join([c for c in chunks if c.file == name], name).text for name in files}
-    uses_pytest = any(
-        "pytest" in cell.fence.names.imports for cell, why in zip(cells, blocked) if not why
-    )
     made = [code_cell(setup_code(chapter, before, bool(engine_places)))]
-    if uses_pytest:
+    if any("pytest" in c.fence.names.imports for c, why in zip(cells, blocked) if not why):
         made.append(code_cell(pytest_code()))
     unfold, targets = _unfolded(chapter), _links(chapter, docs)
 
