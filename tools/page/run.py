@@ -153,12 +153,10 @@ class Notebook:
                     tell({"kind": "stale", "index": later, "status": status})
         else:
             queue = list(range(self.next, target + 1))
-        runnable = []
         for index in queue:
             if self.cells[index].blocked:
                 self.outcomes[index] = Outcome("blocked", report=self.cells[index].blocked)
-            else:
-                runnable.append(index)
+        runnable = [index for index in queue if not self.cells[index].blocked]
         if len(runnable) > 1 and runnable[-1] == target:
             status = "waiting: the fences above it run first"
             tell({"kind": "waiting", "index": target, "status": status})

@@ -154,7 +154,7 @@ def fetch(docs: Path, done: Prepared) -> list:
         try:
             got.append(runtime.runtime_tarballs(packages))
         except runtime.RuntimeUnavailableError as why:
-            got.append(done.lesser.append(how_to_enable.format(why=why, version=runtime.PYODIDE)))
+            got.append(done.lesser.append(how_to_enable.format(why=why, what=runtime.WITHOUT)))
     tarballs, shim = got
     if tarballs is not None and not (docs / runtime.WORKER_JS).exists():
         tarballs = None  # a book without the page's scripts: nothing to run them
@@ -165,7 +165,7 @@ def fetch(docs: Path, done: Prepared) -> list:
             bundle = editor.editor_bundle()
         except editor.EditorUnavailableError as why:
             tarballs = None  # no Run buttons without an editor for their code
-            done.lesser.append(editor.HOW_TO_ENABLE.format(why=why, version=editor.CODEMIRROR))
+            done.lesser.append(runtime.HOW_TO_ENABLE.format(why=why, what=editor.WITHOUT))
     done.search_from_disk = shim is not None
     return [tarballs, bundle, shim]
 

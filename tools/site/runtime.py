@@ -147,11 +147,11 @@ AFRESH_BECAUSE = {  # why, by what the page (build, large) or Pyodide (refused) 
 # pyodide#6254). A snapshot is the heap (it grows by 64 KiB pages) and a header of some
 # hundred bytes: one larger than this is neither kept nor restored. The page's is 30 MiB.
 SNAPSHOT_LIMIT = 30 * 1024 * 1024 + 64 * 1024
-HOW_TO_ENABLE = (
-    "Run buttons are off: {why}, so the site has no Python runtime (Pyodide {version}). "
-    "To turn them on, install npm (apt-get install nodejs npm) and build again with the "
-    "npm registry in reach."
+HOW_TO_ENABLE = (  # {what}: the runtime, or the code editor (tools/site/editor.py)
+    "Run buttons are off: {why}, so the site has no {what}. To turn them on, install npm "
+    "(apt-get install nodejs npm) and build again with the npm registry in reach."
 )
+WITHOUT = f"Python runtime (Pyodide {PYODIDE})"  # HOW_TO_ENABLE's {what}
 SEARCH_FROM_DISK = (
     "Search works only when the site is served: {why}, so the site has no copy of the "
     f"{SHIM.name} shim that runs it from disk. Install npm and build again to add it."

@@ -20,18 +20,10 @@ from tools.tangle import Tangled, defined, tangle_book
 PAGE = "engine.md"  # the woven engine's page, generated in the docs folder
 TITLE = "The engine, woven"
 INDEX = "Index of names"
-OPERATORS = {  # operator method -> the syntax that calls it
-    "__add__": ast.Add,
-    "__radd__": ast.Add,
-    "__sub__": ast.Sub,
-    "__rsub__": ast.Sub,
-    "__mul__": ast.Mult,
-    "__rmul__": ast.Mult,
-    "__truediv__": ast.Div,
-    "__rtruediv__": ast.Div,
-    "__pow__": ast.Pow,
-    "__neg__": ast.USub,
-}
+# operator method -> the syntax that calls it: a binary operator's, reflected too (__radd__)
+_BINARY = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "truediv": ast.Div}
+OPERATORS = {f"__{r}{name}__": op for name, op in _BINARY.items() for r in ("", "r")}
+OPERATORS |= {"__pow__": ast.Pow, "__neg__": ast.USub}
 
 
 @dataclass(frozen=True)
