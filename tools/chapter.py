@@ -439,8 +439,7 @@ class Chapter:
     def generated(self) -> list[Generated]:
         """The blocks tools wrote, in order. One without its closing comment has ``end`` 0
         and runs to the end of the chapter."""
-        found, lines = [], self.lines
-        opened = None
+        found, lines, opened = [], self.lines, None
         for token in _tokens(self.text):
             if token.type != "html_block" or not token.map:
                 continue

@@ -230,11 +230,10 @@ def used_in_html(woven: Woven, chunk: int, href: Callable[[str, str], str], anch
         f'title="{html_text.escape(woven.titles[p])}">{html_text.escape(woven.label(p))}</a>'
         for p in woven.used_after(chunk)
     ]
+    later = f"used later in {_chapters(len(users))} {', '.join(users)}" if users else ""
     said = [
         f"Defines {names}" if names else "Defines no public name",
-        f"used later in {_chapters(len(users))} {', '.join(users)}"
-        if users
-        else "no later chapter uses it",
+        later or "no later chapter uses it",
         f'see it <a href="{html_text.escape(href(PAGE, anchor))}">in the whole engine</a>',
     ]
     return f'<p class="used-in">{"; ".join(said)}.</p>'
