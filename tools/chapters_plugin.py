@@ -107,7 +107,6 @@ def pytest_configure(config):
 def pytest_report_header(config):
     if chapter.engine_file is not None:
         return f"chapters run against {chapter.engine_file} (learner mode), not the book's engine"
-    return None
 
 
 # --update-outputs: what each process ran of each chapter, for the one that writes them.

@@ -143,10 +143,8 @@ def _run_child(
             else:
                 child.kill()
             child.wait()
-            more = f"--timeout {2 * timeout:g}"
-            return (
-                f"timed out after {timeout:g} s: the chapter did not finish; give it longer: {more}"
-            )
+            longer = f"give it longer: --timeout {2 * timeout:g}"
+            return f"timed out after {timeout:g} s: the chapter did not finish; {longer}"
     if code == 0:
         return None
     tail = errors.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]

@@ -265,11 +265,8 @@ class Kernel:
         """``chapter:line: Type: message`` for the innermost chapter line, then the traceback
         without this file's frames."""
         here = os.path.dirname(__file__)  # the runner's own frames are not the reader's
-        frames = [
-            f
-            for f in traceback.extract_tb(error.__traceback__)
-            if os.path.dirname(f.filename) != here
-        ]
+        stack = traceback.extract_tb(error.__traceback__)
+        frames = [f for f in stack if os.path.dirname(f.filename) != here]
         message = error.msg if isinstance(error, SyntaxError) else describe(error, bare=True)
         headline = type(error).__name__ + (f": {message}" if message else "")
         where = self.where(error)
