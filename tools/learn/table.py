@@ -225,10 +225,7 @@ def _places(found: list[tuple[ChapterResult, int]]) -> list[str]:
     by_chapter: dict[Path, list[int]] = {}
     for r, line in found:
         by_chapter.setdefault(r.chapter, []).append(line)
-    return [
-        f"{relative(chapter, ROOT)}:{', '.join(map(str, lines))}"
-        for chapter, lines in by_chapter.items()
-    ]
+    return [f"{relative(c, ROOT)}:{', '.join(map(str, lines))}" for c, lines in by_chapter.items()]
 
 
 def read_next(result: ChapterResult) -> list[str]:
