@@ -58,11 +58,6 @@ def engine_of(info: str) -> str:
     return next((name for name in ENGINES if name in titles), "")
 
 
-def is_engine(info: str) -> bool:
-    """Is this fence a chunk of an engine file (one of tools.ENGINES)?"""
-    return bool(engine_of(info))
-
-
 def slugify(text: str) -> str:
     """A heading's id as the site makes it (Python-Markdown's toc extension)."""
     return _toc_slugify(text, "-")
@@ -93,7 +88,8 @@ class Fence:
 
     @property
     def is_engine(self) -> bool:
-        return is_engine(self.info)
+        """Is it a chunk of an engine file (one of tools.ENGINES)?"""
+        return bool(self.engine)
 
     @property
     def engine(self) -> str:
@@ -443,8 +439,7 @@ class Chapter:
     def generated(self) -> list[Generated]:
         """The blocks tools wrote, in order. One without its closing comment has ``end`` 0
         and runs to the end of the chapter."""
-        found, lines = [], self.lines
-        opened = None
+        found, lines, opened = [], self.lines, None
         for token in _tokens(self.text):
             if token.type != "html_block" or not token.map:
                 continue
@@ -467,19 +462,13 @@ class Chapter:
         """The items of the chapter's blocks of hints (``HINTS``), in order. An item that
         does not start with a function's name in backticks has the name "" (a test says
         where)."""
-        found, lines, inside, fence = [], self.lines, False, None
-        fences = iter([*self.fences, None])
-        upcoming = next(fences)
+        found, lines, inside = [], self.lines, False
         for token in _tokens(self.text):
-            if not token.map and token.type != "inline":
-                continue
-            while upcoming is not None and token.map and upcoming.line - 1 <= token.map[0]:
-                fence = upcoming if upcoming.is_engine else fence
-                upcoming = next(fences)
-            if token.type == "html_block":
+            if token.type == "html_block" and token.map:
                 summary = _SUMMARY.search(token.content)
-                if summary and summary[1].strip() == HINTS:
-                    inside, above = True, fence
+                if summary and summary[1].strip() == HINTS:  # about the last engine fence above
+                    engine = [f for f in self.engine_fences if f.opening <= token.map[0]]
+                    inside, above = True, (engine[-1] if engine else None)
                 elif _CLOSES.search(token.content):
                     inside = False
             elif inside and token.type == "inline" and token.map:
@@ -487,9 +476,7 @@ class Chapter:
                 source = " ".join(part.strip() for part in written).removeprefix("- ")
                 item = _HINT_ITEM.fullmatch(source)
                 links = tuple(
-                    child.attrs["href"]
-                    for child in token.children or []
-                    if child.type == "link_open"
+                    c.attrs["href"] for c in token.children or [] if c.type == "link_open"
                 )
                 name, text = (item["name"], item["text"].strip()) if item else ("", source)
                 found.append(Hint(self.path, name, text, token.map[0] + 1, above, links))

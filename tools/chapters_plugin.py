@@ -107,7 +107,6 @@ def pytest_configure(config):
 def pytest_report_header(config):
     if chapter.engine_file is not None:
         return f"chapters run against {chapter.engine_file} (learner mode), not the book's engine"
-    return None
 
 
 # --update-outputs: what each process ran of each chapter, for the one that writes them.
@@ -220,9 +219,8 @@ class chapter(DefaultRunner):  # noqa: N801 (the runner's name is the class name
         book.run_next()
         cell = book.cells[target]
         if cell.blocked:  # said at the first fence the reason stops
-            skip(
-                f"not run: {cell.blocked}", next(c for c in book.cells if c.blocked == cell.blocked)
-            )
+            first = next(c for c in book.cells if c.blocked == cell.blocked)
+            skip(f"not run: {cell.blocked}", first)
         if self.engine_file is not None and cell.engine:  # said at the first engine fence
             first = next(c for c in book.cells if c.engine)
             skip(f"engine fence: {self.engine_file} is used instead", first)

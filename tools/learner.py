@@ -81,16 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="learner", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     write = commands.add_parser("skeleton", help="write a micrograd.py for you to fill in")
-    write.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH)
     write.add_argument("--force", action="store_true", help="replace the file if it exists")
     learn = commands.add_parser("learn", help="run the book's checks against your micrograd.py")
-    learn.add_argument(
-        "path",
-        nargs="?",
-        type=Path,
-        default=DEFAULT_PATH,
-        help=f"your micrograd.py (or its folder; default {DEFAULT_PATH.as_posix()})",
-    )
+    path_help = f"your micrograd.py (or its folder; default {DEFAULT_PATH.as_posix()})"
+    for command in (write, learn):
+        command.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH, help=path_help)
     learn.add_argument(
         "--chapter",
         action="append",
@@ -135,8 +130,7 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
     """``learn``: the table, a chapter's row printed as soon as it is known."""
     try:
         selected = chapters_named(chapters)
-        nothing = nothing_to_check(selected, path)
-        if nothing:
+        if nothing := nothing_to_check(selected, path):
             raise ValueError(nothing)
         _python_file(path)
         if not path.is_file():

@@ -158,12 +158,8 @@ def defined(text: str) -> list[tuple[str, ast.stmt]]:
 def _bound(node: ast.stmt) -> list[str]:
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return [node.name]
-    if isinstance(node, ast.Assign):
-        targets = node.targets
-    elif isinstance(node, ast.AnnAssign):
-        targets = [node.target]
-    else:
-        return []
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    targets = [node.target] if isinstance(node, ast.AnnAssign) else targets
     return [target.id for target in targets if isinstance(target, ast.Name)]
 
 

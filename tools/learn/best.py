@@ -35,9 +35,7 @@ def remember(record: dict, results: list[ChapterResult], when: str) -> dict:
         if r.checks and (best is None or r.passed > best["passed"] or best["of"] != r.checks):
             chapters[r.chapter.name] = {"passed": r.passed, "of": r.checks, "when": when}
     new = {"kind": KIND, "chapters": chapters, "hints": dict(record.get("hints", {}))}
-    everything = record.get("every check passed")
-    if everything is None and _all_pass(results):
-        everything = when
+    everything = record.get("every check passed") or (when if _all_pass(results) else None)
     if everything is not None:
         new["every check passed"] = everything
     return new

@@ -60,9 +60,7 @@ def run_chapter(
     or with ``every``."""
     book = Notebook(chapter, engine=engine, optional=every or needs_optional(chapter))
     reads = names_used(chapter)
-    classes = frozenset(
-        name for name, value in vars(book.engine_module).items() if isinstance(value, type)
-    )
+    classes = frozenset(n for n, v in vars(book.engine_module).items() if isinstance(v, type))
     unsure: dict[int, frozenset[str]] = {}  # a cell that failed or waits -> its names unsure
     root: dict[int, int] = {}  # such a cell -> the failed check it waits on (or itself)
     while book.next < len(book.cells):
@@ -145,10 +143,8 @@ def _run_child(
             else:
                 child.kill()
             child.wait()
-            more = f"--timeout {2 * timeout:g}"
-            return (
-                f"timed out after {timeout:g} s: the chapter did not finish; give it longer: {more}"
-            )
+            longer = f"give it longer: --timeout {2 * timeout:g}"
+            return f"timed out after {timeout:g} s: the chapter did not finish; {longer}"
     if code == 0:
         return None
     tail = errors.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]

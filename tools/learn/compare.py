@@ -115,13 +115,8 @@ def compared(
         if describe(error).startswith("Failed: DID NOT RAISE"):
             yours = "raises nothing"
         return [["", yours, _runs(statement, books, book)]]
-    out = []
-    for node in asked:
-        text = ast.unparse(node)
-        yours, ours = _value(text, learners), _value(text, books)
-        if yours != ours:
-            out.append([text, yours, ours])
-    return out
+    rows = [[t, _value(t, learners), _value(t, books)] for t in map(ast.unparse, asked)]
+    return [row for row in rows if row[1] != row[2]]  # what is the same says nothing
 
 
 def _runs(statement: ast.stmt, space: dict, book: Notebook) -> str:

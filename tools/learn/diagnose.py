@@ -83,6 +83,7 @@ class _Replay:
         self.error: BaseException | None = None  # the last cell's, wording apart
         self.complete = True  # False: a cell before the last failed
         self.watched = True  # False: the profiler was turned off (by a RecursionError)
+        self.place = None  # the chapter line the last cell's error was raised at, if known
         for cell in cells:
             self.book.next = cell
             profile = watch(module) if watch is not None and cell == cells[-1] else None
@@ -110,12 +111,7 @@ class _Replay:
         return not said or describe(self.error).split("\n")[0] == said
 
 
-def to_fix(chapter: Path, engine: Path, index: int, said: str = "") -> str | None:
-    """``_named``'s name alone."""
-    return _named(chapter, engine, index, said)[0]
-
-
-def _named(chapter: Path, engine: Path, index: int, said: str = ""):
+def to_fix(chapter: Path, engine: Path, index: int, said: str = ""):
     """The function of the learner's engine that made check ``index`` fail, by qualified
     name; None if no one function can be named.
 
@@ -305,15 +301,14 @@ def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> dict:
     "", "why": why no function could be named (or ""), "seen": the mistake made in it, if
     one of tools/learn/mistakes.py shows, with its worked example}; ``said``: the first line
     of the failure's message, as the chapter's run reported it."""
-    fix, why, replay = _named(chapter, engine, index, said)
+    fix, why, replay = to_fix(chapter, engine, index, said)
     found = {"fix": fix or "", "why": why}
     if fix:
         example = seen(fix, replay.book.engine_module)
         if example is not None:
             found["seen"] = example
-    place = replay.book.runner.kernel.where(replay.error) if replay.error else None
+    place, cells = replay.place, replay.cells
     if place is not None and place[0] == replay.book.runner.chapter:
-        cells = replay.cells
         rows = compared(chapter, cells, cells[-1], place[1], replay.book.namespace, replay.error)
         if rows:
             found["compared"] = rows

@@ -26,6 +26,10 @@ from tools.learn.mistakes import MISTAKES, mistake
 from tools.learn.places import book_definitions, one_at_a_time, section_showing, where_in_book
 
 LEVELS = 3
+_COMPARE = (  # the first rung's comparison, when no mistake was seen
+    "what your {short} does with what the section's code does, step by step, on the input "
+    "of the check that failed"
+)
 
 
 @one_at_a_time
@@ -131,14 +135,7 @@ def hint(
     head = f"Hint {level} for {name}:"
     short = name.rpartition(".")[2]
     if level <= 1:
-        compare = (
-            made.compare
-            if made
-            else (
-                f"what your {short} does with what the section's code does, step by step, on the "
-                "input of the check that failed"
-            )
-        )
+        compare = made.compare if made else _COMPARE.format(short=short)
         return [
             f"{head} read {where_in_book(definition.chapter, definition.line)}; compare {compare}."
         ]

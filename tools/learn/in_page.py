@@ -77,11 +77,8 @@ def table_in_page(
         chapter = DOCS / run["chapter"]
         events, stopped = run["events"], run["stopped"]
         results.append(chapter_result(chapter, events, stopped, _blocked(chapter)))
-    if diagnose:
-
-        def find(chapter: Path, index: int, said: str) -> str | None:
-            return diagnosis(chapter, path, index, said)
-
+    if diagnose:  # found in this process: the page has no other
+        find = lambda chapter, index, said: diagnosis(chapter, path, index, said)  # noqa: E731
         results = diagnosed(results, path, DEFAULT_TIMEOUT, find=find)
     record = remember(json.loads(kept) or {}, results, now())
     table = progress_table(results, ENGINE) + "".join(

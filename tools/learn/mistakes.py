@@ -32,10 +32,7 @@ DIAMOND_READ = ("x.grad", "a.grad", "b.grad", "c.grad")
 SQUARE = "x = Value(3.0)\ny = x * x\ny.backward()"
 SQUARE_OF_A_SQUARE = "x = Value(3.0)\na = x * x\ny = a * a\ny.backward()"
 DEEP = (
-    "x, factor = Value(1.0), Value(1.000001)\n"
-    "y = x\n"
-    "for _ in range(5_000):\n"
-    "    y = y * factor\n"
+    "x, factor = Value(1.0), Value(1.000001)\ny = x\nfor _ in range(5_000):\n    y = y * factor\n"
     "y.backward()"
 )
 

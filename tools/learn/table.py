@@ -154,12 +154,10 @@ def progress_table(results: list[ChapterResult], engine_name: str) -> str:
     Only checks of the engine count (``engine_checks``); the checks about the book, which
     pass whatever the engine does, are counted apart, below the table. ``table_head``,
     then ``table_row`` for each chapter, then ``table_tail``: the whole, in order."""
-    broken = [r.failure for r in results if r.failure and r.failure.kind == "EngineImportError"]
+    broken = any(r.failure and r.failure.kind == "EngineImportError" for r in results)
     layout = Layout.of([r.chapter for r in results], sum(r.checks for r in results))
-    if broken:
-        return table_tail(results, engine_name, layout)
-    rows = "".join(table_row(r, layout) for r in results)
-    return table_head(layout) + rows + table_tail(results, engine_name, layout)
+    rows = "" if broken else table_head(layout) + "".join(table_row(r, layout) for r in results)
+    return rows + table_tail(results, engine_name, layout)  # broken: the tail says why
 
 
 def table_tail(results: list[ChapterResult], engine_name: str, layout: Layout) -> str:
@@ -227,10 +225,7 @@ def _places(found: list[tuple[ChapterResult, int]]) -> list[str]:
     by_chapter: dict[Path, list[int]] = {}
     for r, line in found:
         by_chapter.setdefault(r.chapter, []).append(line)
-    return [
-        f"{relative(chapter, ROOT)}:{', '.join(map(str, lines))}"
-        for chapter, lines in by_chapter.items()
-    ]
+    return [f"{relative(c, ROOT)}:{', '.join(map(str, lines))}" for c, lines in by_chapter.items()]
 
 
 def read_next(result: ChapterResult) -> list[str]:

@@ -9,6 +9,7 @@ type, and ``assert <text> == "<the book's words>"``. The rest of such a check st
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 import re
 
@@ -32,15 +33,11 @@ def _reprs(line: str, classes: frozenset[str]) -> list[tuple[int, int]]:
     names = "|".join(map(re.escape, sorted(classes)))
     pattern = re.compile(rf"<(?:\w+\.)*(?:{names})\b|\b(?:{names})\(")
     while classes and (found := pattern.search(line, at)):
-        depth, end = 0, None
         start = found.start() if found[0][0] == "<" else found.end() - 1
         pair = {"<": 1, ">": -1} if found[0][0] == "<" else {"(": 1, ")": -1}
-        for k in range(start, len(line)):
-            depth += pair.get(line[k], 0)
-            if depth == 0:
-                end = k + 1
-                break
-        if end is None:
+        depths = itertools.accumulate(pair.get(char, 0) for char in line[start:])
+        end = next((start + k + 1 for k, depth in enumerate(depths) if depth == 0), None)
+        if end is None:  # never closed
             break
         spans.append((found.start(), end))
         at = end
@@ -89,12 +86,18 @@ def wording_only(book: str, printed: str, classes: frozenset[str]) -> bool:
     line, the same text outside the errors and reprs; each error of the same type, its
     message free; each repr of one of the engine's ``classes`` holding the same numbers
     (to the 6 digits the book prints). Different only: equal texts are not "wording"."""
+    return book != printed and _lines_agree(book, printed, classes, _same)
+
+
+def _lines_agree(book: str, printed: str, classes: frozenset[str], same) -> bool:
+    """Do ``book`` and ``printed`` have as many lines, each of as many parts (``_parts``),
+    and does ``same`` hold for each pair of parts?"""
     book_lines, printed_lines = book.rstrip("\n").split("\n"), printed.rstrip("\n").split("\n")
-    if book == printed or len(book_lines) != len(printed_lines):
+    if len(book_lines) != len(printed_lines):
         return False
     for ours, theirs in zip(book_lines, printed_lines):
         a, b = _parts(ours, classes), _parts(theirs, classes)
-        if len(a) != len(b) or not all(map(_same, a, b)):
+        if len(a) != len(b) or not all(map(same, a, b)):
             return False
     return True
 
@@ -108,17 +111,8 @@ def reprs_only(book: Notebook, index: int, classes: frozenset[str]) -> bool:
     expected, outcome = runner.cells[index].output, runner.outcomes.get(index)
     if expected is None or outcome is None:
         return False
-    book_lines = expected.rstrip("\n").split("\n")
-    printed_lines = shown(outcome.printed).rstrip("\n").split("\n")
-    if len(book_lines) != len(printed_lines):
-        return False
-    for ours, theirs in zip(book_lines, printed_lines):
-        a, b = _parts(ours, classes), _parts(theirs, classes)
-        if len(a) != len(b) or any(
-            x[0] != y[0] or (x[0] != "repr" and x != y) for x, y in zip(a, b)
-        ):
-            return False
-    return True
+    same_shape = lambda x, y: x[0] == y[0] and (x[0] == "repr" or x == y)  # noqa: E731
+    return _lines_agree(expected, shown(outcome.printed), classes, same_shape)
 
 
 def _wording_error(error: BaseException, code: str, line: int) -> bool:

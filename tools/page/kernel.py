@@ -178,9 +178,7 @@ class Kernel:
             remember(chunk.chapter, chunk.line, chunk.code)
         self.engines = {ENGINE: engine} if self.fixed else {}  # each built on first need
         if self.fixed and chapter_has_engine:
-            self.namespace.update(
-                {k: v for k, v in public(engine).items() if not k.startswith("_")}
-            )
+            self.namespace.update({k: v for k, v in public(engine).items() if k[0] != "_"})
 
     def _joins(self, chunks: list[Chunk]) -> dict[str, Join]:
         """``chunks`` joined engine by engine, by module name: micrograd first, always."""
@@ -267,11 +265,8 @@ class Kernel:
         """``chapter:line: Type: message`` for the innermost chapter line, then the traceback
         without this file's frames."""
         here = os.path.dirname(__file__)  # the runner's own frames are not the reader's
-        frames = [
-            f
-            for f in traceback.extract_tb(error.__traceback__)
-            if os.path.dirname(f.filename) != here
-        ]
+        stack = traceback.extract_tb(error.__traceback__)
+        frames = [f for f in stack if os.path.dirname(f.filename) != here]
         message = error.msg if isinstance(error, SyntaxError) else describe(error, bare=True)
         headline = type(error).__name__ + (f": {message}" if message else "")
         where = self.where(error)

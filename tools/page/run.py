@@ -95,6 +95,7 @@ def mismatch(chapter: str, cell: Cell, printed: str, remedy: str = UPDATE) -> st
     )
 
 
+@dataclass(eq=False)
 class Notebook:
     """One chapter's cells, its namespace, and how far it has run.
 
@@ -103,28 +104,20 @@ class Notebook:
     module used as ``micrograd`` instead of the chapter's engine chunks (learner mode).
     ``check_outputs`` False: output blocks are not compared (while they are rewritten).
     ``remedy``: what a mismatch's message tells the reader to do. ``file``: the engine's
-    ``__file__``, the file it is tangled to.
+    ``__file__``, the file it is tangled to. The iterables are kept as lists.
     """
 
-    def __init__(
-        self,
-        chapter: str,
-        cells: Iterable[Cell],
-        before: Iterable[Chunk] = (),
-        figures: Iterable[tuple[str, int]] = (),
-        engine: types.ModuleType | None = None,
-        check_outputs: bool = True,
-        remedy: str = UPDATE,
-        file: str = "micrograd.py",
-    ):
-        self.file = file  # the engine's __file__
-        self.chapter = chapter
-        self.cells = list(cells)
-        self.before = list(before)
-        self.figures = list(figures)
-        self.engine = engine
-        self.check_outputs = check_outputs
-        self.remedy = remedy
+    chapter: str
+    cells: Iterable[Cell]
+    before: Iterable[Chunk] = ()
+    figures: Iterable[tuple[str, int]] = ()
+    engine: types.ModuleType | None = None
+    check_outputs: bool = True
+    remedy: str = UPDATE
+    file: str = "micrograd.py"
+
+    def __post_init__(self) -> None:
+        self.cells, self.before, self.figures = map(list, (self.cells, self.before, self.figures))
         self.restart()
 
     def restart(self) -> None:
@@ -160,12 +153,10 @@ class Notebook:
                     tell({"kind": "stale", "index": later, "status": status})
         else:
             queue = list(range(self.next, target + 1))
-        runnable = []
         for index in queue:
             if self.cells[index].blocked:
                 self.outcomes[index] = Outcome("blocked", report=self.cells[index].blocked)
-            else:
-                runnable.append(index)
+        runnable = [index for index in queue if not self.cells[index].blocked]
         if len(runnable) > 1 and runnable[-1] == target:
             status = "waiting: the fences above it run first"
             tell({"kind": "waiting", "index": target, "status": status})
@@ -206,10 +197,8 @@ class Notebook:
             self.first_failure = index
         self.outcomes[index] = outcome
         same = cell.output is not None and shown(outcome.printed) == cell.output
-        state, report = outcome.state, outcome.report
-        status = DONE[state]
-        done = {"state": state, "status": status, "report": report, "same": same}
-        tell({"kind": "done", "index": index, **done})
+        done = {"state": outcome.state, "status": DONE[outcome.state], "report": outcome.report}
+        tell({"kind": "done", "index": index, **done, "same": same})
         if outcome.state != "failed":
             self._after(index, outcome, tell)
         return outcome

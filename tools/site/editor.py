@@ -27,11 +27,7 @@ SCRIPT = "editor.js"
 # of its own that the tab kept: its heap grew about 1.5 MiB a chapter page).
 ONCE = "--banner:js=if (!window.CodeEditor)"  # esbuild puts it before the bundle's statement
 ESBUILD = ["entry.js", "--bundle", "--minify", "--format=iife", f"--outfile={SCRIPT}", ONCE]
-HOW_TO_ENABLE = (
-    "Run buttons are off: {why}, so the site has no code editor (CodeMirror {version}). "
-    "To turn them on, install npm (apt-get install nodejs npm) and build again with the "
-    "npm registry in reach."
-)
+WITHOUT = f"code editor (CodeMirror {CODEMIRROR})"  # runtime.HOW_TO_ENABLE's {what}
 
 
 class EditorUnavailableError(Exception):

@@ -20,12 +20,11 @@ from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
 from tools.site.page_data import element as data_element
 from tools.site.page_data import replace_paragraph
-from tools.site.runtime import page_files, zipped
+from tools.site.runtime import LEARNER_BUNDLE, page_files, zipped
 
 PAGE = "16-rebuild-it-yourself.md"
 # The placeholder: the paragraph of the chapter that starts with these words.
 PLACEHOLDER = "On the book's site, this paragraph is an editor"
-BUNDLE = "assets/learner/book.zip"  # in the built site
 TIME_LIMIT = round(DEFAULT_TIMEOUT)  # seconds a chapter may run in the page, as in a terminal
 IN_PAGE = "tools.learn.in_page"  # what the page's Python runs for learner mode
 PACKAGES = ("markdown", "markdown_it", "mdurl")  # what tools/chapter.py imports, pure Python
@@ -120,6 +119,6 @@ def learner_html(content: str, data: dict, assets: str) -> tuple[str, bool]:
 
 def install_bundle(site: Path, docs: Path = DOCS) -> None:
     """Write the book's zip into the built site."""
-    target = site / BUNDLE
+    target = site / LEARNER_BUNDLE
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(book_zip(docs))

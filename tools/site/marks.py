@@ -9,13 +9,9 @@ import re
 
 from tools import ENGINE
 
-KINDS = {  # the first word of a summary -> the kind of fold
-    "Checks": "checks",
-    "Check": "checks",
-    "Solution": "solution",
-    "Answer": "answer",
-    "Figure": "steps",
-}
+# the first word of a summary -> the kind of fold (a figure's fold holds its steps)
+KINDS = {"Checks": "checks", "Check": "checks", "Solution": "solution", "Answer": "answer"}
+KINDS |= {"Figure": "steps"}
 
 _FOLD = re.compile(r'<details(?P<md> markdown="1")?>(\s*<summary>)(?P<word>\w+)')
 

@@ -34,9 +34,7 @@ def italic(char: str) -> str | None:
     (for x, U+1D465 MATHEMATICAL ITALIC SMALL X), or None if it has none."""
     if char == "h":
         return "\u210e"  # PLANCK CONSTANT, where MATHEMATICAL ITALIC SMALL H would be
-    name = unicodedata.name(char, "")
-    for word in ("LATIN ", "GREEK ", "LETTER ", "LUNATE "):
-        name = name.replace(word, "")
+    name = re.sub("LATIN |GREEK |LETTER |LUNATE ", "", unicodedata.name(char, ""))
     try:
         return unicodedata.lookup(f"MATHEMATICAL ITALIC {name}")
     except KeyError:

@@ -237,14 +237,12 @@ def _symbol_classes(row: Element) -> None:
     """TeX's classes for symbols latex2mathml marks the other way round."""
     for element in row:
         if element.tag == "mo" and text(element) == "/":  # ordinary: no space around it
-            element.set("lspace", "0")
-            element.set("rspace", "0")
+            element.attrib.update(lspace="0", rspace="0")
         if element.tag == "mo" and text(element) in ("\u2202", "\u2026", "\u22ef"):
             element.tag = "mi"  # ordinary, like a letter: ∂, and \dots and \cdots in a list
         if element.tag == "mi" and text(element) == ":":  # a relation: f : A -> B
             element.tag = "mo"
-            element.set("lspace", THICK_SPACE)
-            element.set("rspace", THICK_SPACE)
+            element.attrib.update(lspace=THICK_SPACE, rspace=THICK_SPACE)
         if element.tag == "mi" and text(element) == ";":  # punctuation
             element.tag = "mo"
 
@@ -275,11 +273,9 @@ def _split_after_relations(math: Element) -> list[Element]:
         pieces.append(current)
     if len(pieces) < 2:
         return [math]
-    split = []
-    for elements in pieces:
-        piece = Element(math.tag, math.attrib)
+    split = [Element(math.tag, math.attrib) for _ in pieces]
+    for piece, elements in zip(split, pieces):
         SubElement(piece, "mrow").extend(elements)
-        split.append(piece)
     return split
 
 

@@ -162,15 +162,8 @@ def markdown_of(chapter: Chapter, start: int, stop: int, unfold: dict[int, str |
     """The chapter's lines ``start``..``stop`` (1-based, inclusive), with the fold tags of
     ``unfold`` replaced (a fold around a code cell cannot stay HTML: its summary becomes
     a bold line, its tags go)."""
-    kept = []
-    for number in range(start, stop + 1):
-        text = chapter.lines[number - 1]
-        if number in unfold:
-            if unfold[number] is None:
-                continue
-            text = unfold[number]
-        kept.append(text)
-    return "\n".join(kept).strip("\n")
+    kept = [unfold.get(n, text) for n, text in enumerate(chapter.lines, 1) if start <= n <= stop]
+    return "\n".join(text for text in kept if text is not None).strip("\n")
 
 
 def _unfolded(chapter: Chapter) -> dict[int, str | None]:
@@ -225,11 +218,8 @@ def chapter_notebook(path: Path, docs: Path | None = None) -> nbformat.NotebookN
     chunks = engine_before(path, docs)
     files = dict.fromkeys([ENGINE, *(chunk.file for chunk in chunks)])
     before = {name: Join([c for c in chunks if c.file == name], name).text for name in files}
-    uses_pytest = any(
-        "pytest" in cell.fence.names.imports for cell, why in zip(cells, blocked) if not why
-    )
     made = [code_cell(setup_code(chapter, before, bool(engine_places)))]
-    if uses_pytest:
+    if any("pytest" in c.fence.names.imports for c, why in zip(cells, blocked) if not why):
         made.append(code_cell(pytest_code()))
     unfold, targets = _unfolded(chapter), _links(chapter, docs)
 

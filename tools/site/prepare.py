@@ -63,13 +63,8 @@ def page_markdown(path: Path, docs: Path, woven, data: dict | None, warn) -> str
     if figures := with_data_in(path.name):  # steps, nudges
         text = _with_figure_data(text, path, figures, warn)
     if notebooks.has_notebook(path):
-        text = re.sub(
-            r"^# .*$",
-            lambda m: f"{m[0]}\n\n{notebooks.link(path)}",
-            text,
-            count=1,
-            flags=re.M,
-        )
+        link = notebooks.link(path)  # under the title
+        text = re.sub(r"^# .*$", lambda m: f"{m[0]}\n\n{link}", text, count=1, flags=re.M)
     if data["runtime"] and chapter.cells:
         fences = page_data.element(page_data.page_fences(path), id="notebook-fences")
         start = page_data.element(data["start"], id="python-start")
@@ -90,12 +85,10 @@ def _with_used_in(text: str, chapter: Chapter, woven, warn) -> str:
     for index, chunk in reversed(list(enumerate(woven.tangled.chunks))):
         if chunk.fence.path != chapter.path:
             continue
-        end = chunk.fence.line - 1 + chunk.fence.code.count("\n")  # its closing, 0-based
         cell = next((c for c in chapter.cells if c.fence.line == chunk.fence.line), None)
-        if cell is not None and cell.output is not None:
-            end = cell.output.line - 1 + cell.output.code.count("\n")
+        below = (cell and cell.output) or chunk.fence
         said = weave.used_in_html(woven, index, _href, anchors[index])
-        lines[end + 1 : end + 1] = ["", said]
+        lines[below.end : below.end] = ["", said]  # after its closing backticks (1-based)
     return "\n".join(lines)
 
 
@@ -176,7 +169,7 @@ def fetch(docs: Path, done: Prepared) -> list:
         try:
             got.append(runtime.runtime_tarballs(packages))
         except runtime.RuntimeUnavailableError as why:
-            got.append(done.lesser.append(how_to_enable.format(why=why, version=runtime.PYODIDE)))
+            got.append(done.lesser.append(how_to_enable.format(why=why, what=runtime.WITHOUT)))
     tarballs, shim = got
     if tarballs is not None and not (docs / runtime.WORKER_JS).exists():
         tarballs = None  # a book without the page's scripts: nothing to run them
@@ -187,7 +180,7 @@ def fetch(docs: Path, done: Prepared) -> list:
             bundle = editor.editor_bundle()
         except editor.EditorUnavailableError as why:
             tarballs = None  # no Run buttons without an editor for their code
-            done.lesser.append(editor.HOW_TO_ENABLE.format(why=why, version=editor.CODEMIRROR))
+            done.lesser.append(runtime.HOW_TO_ENABLE.format(why=why, what=editor.WITHOUT))
     done.search_from_disk = shim is not None
     return [tarballs, bundle, shim]
 

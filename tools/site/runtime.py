@@ -108,18 +108,11 @@ LEARNER_BUNDLE = "assets/learner/book.zip"  # tools/site/learner.py writes it
 # from disk, starts the worker from a data: URL and hands it the bytes. Served, the page
 # never asks for them. Site path -> the content type the worker answers it with.
 DISK_DIR = "assets/disk"
-DISK_FILES = {
-    WORKER_JS: "text/javascript",
-    f"{RUNTIME_DIR}/pyodide.js": "text/javascript",
-    f"{RUNTIME_DIR}/pyodide.asm.mjs": "text/javascript",
-    f"{RUNTIME_DIR}/pyodide.asm.wasm": "application/wasm",
-    f"{RUNTIME_DIR}/python_stdlib.zip": "application/zip",
-    f"{RUNTIME_DIR}/pyodide-lock.json": "application/json",
-    PAGE_ZIP: "application/zip",
-    ENGINE_JSON: "application/json",
-    VIZ.files["dist/viz.js"]: "text/javascript",
-    LEARNER_BUNDLE: "application/zip",
-}
+_TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm"}
+_TYPES |= {".zip": "application/zip", ".json": "application/json"}  # by the file's suffix
+_ON_DISK = [WORKER_JS, *(f"{RUNTIME_DIR}/{name}" for name in RUNTIME_FILES), PAGE_ZIP]
+_ON_DISK += [ENGINE_JSON, VIZ.files["dist/viz.js"], LEARNER_BUNDLE]
+DISK_FILES = {path: _TYPES[Path(path).suffix] for path in _ON_DISK}
 # What the page says while Python starts, phase by phase, in the order they come (the
 # worker names the phase; docs/assets/notebook/python.js fills in the numbers, never goes
 # back to an earlier phase, and shows a phase's seconds once it has lasted one).
@@ -147,11 +140,11 @@ AFRESH_BECAUSE = {  # why, by what the page (build, large) or Pyodide (refused) 
 # pyodide#6254). A snapshot is the heap (it grows by 64 KiB pages) and a header of some
 # hundred bytes: one larger than this is neither kept nor restored. The page's is 30 MiB.
 SNAPSHOT_LIMIT = 30 * 1024 * 1024 + 64 * 1024
-HOW_TO_ENABLE = (
-    "Run buttons are off: {why}, so the site has no Python runtime (Pyodide {version}). "
-    "To turn them on, install npm (apt-get install nodejs npm) and build again with the "
-    "npm registry in reach."
+HOW_TO_ENABLE = (  # {what}: the runtime, or the code editor (tools/site/editor.py)
+    "Run buttons are off: {why}, so the site has no {what}. To turn them on, install npm "
+    "(apt-get install nodejs npm) and build again with the npm registry in reach."
 )
+WITHOUT = f"Python runtime (Pyodide {PYODIDE})"  # HOW_TO_ENABLE's {what}
 SEARCH_FROM_DISK = (
     "Search works only when the site is served: {why}, so the site has no copy of the "
     f"{SHIM.name} shim that runs it from disk. Install npm and build again to add it."

@@ -20,18 +20,10 @@ from tools.tangle import Tangled, defined, tangle_book
 PAGE = "engine.md"  # the woven engine's page, generated in the docs folder
 TITLE = "The engine, woven"
 INDEX = "Index of names"
-OPERATORS = {  # operator method -> the syntax that calls it
-    "__add__": ast.Add,
-    "__radd__": ast.Add,
-    "__sub__": ast.Sub,
-    "__rsub__": ast.Sub,
-    "__mul__": ast.Mult,
-    "__rmul__": ast.Mult,
-    "__truediv__": ast.Div,
-    "__rtruediv__": ast.Div,
-    "__pow__": ast.Pow,
-    "__neg__": ast.USub,
-}
+# operator method -> the syntax that calls it: a binary operator's, reflected too (__radd__)
+_BINARY = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "truediv": ast.Div}
+OPERATORS = {f"__{r}{name}__": op for name, op in _BINARY.items() for r in ("", "r")}
+OPERATORS |= {"__pow__": ast.Pow, "__neg__": ast.USub}
 
 
 @dataclass(frozen=True)
@@ -238,11 +230,10 @@ def used_in_html(woven: Woven, chunk: int, href: Callable[[str, str], str], anch
         f'title="{html_text.escape(woven.titles[p])}">{html_text.escape(woven.label(p))}</a>'
         for p in woven.used_after(chunk)
     ]
+    later = f"used later in {_chapters(len(users))} {', '.join(users)}" if users else ""
     said = [
         f"Defines {names}" if names else "Defines no public name",
-        f"used later in {_chapters(len(users))} {', '.join(users)}"
-        if users
-        else "no later chapter uses it",
+        later or "no later chapter uses it",
         f'see it <a href="{html_text.escape(href(PAGE, anchor))}">in the whole engine</a>',
     ]
     return f'<p class="used-in">{"; ".join(said)}.</p>'
