@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_learner import ENDLESS
+from tests.test_learner_bugs import PAIRS
 from tools import DOCS, ROOT
 from tools.chapter import Chapter
 from tools.learn.child import check
@@ -123,22 +124,10 @@ def test_learner_mode_leaves_out_what_only_the_book_s_engine_must_do():
 def test_the_appendix_takes_a_topo_with_node_flag_pairs_on_its_stack(tmp_path):
     """A correct engine that allocates otherwise than the book's (a tuple per stack entry)
     passes the appendix: its exact collector counts are the book's engine's alone."""
-    pairs = """\
-        order, visited, stack = [], set(), [(self, False)]
-        while stack:
-            node, done = stack.pop()
-            if done:
-                order.append(node)
-            elif node not in visited:
-                visited.add(node)
-                stack.append((node, True))
-                stack.extend((o, False) for o in reversed(node._prev) if o not in visited)
-        return order
-"""
     text = BOOK_ENGINE.read_text(encoding="utf-8")
     start = text.index("        order, visited = [], set()\n")
     end = text.index("        return order\n", start) + len("        return order\n")
-    engine = planted(tmp_path, (text[start:end], pairs))
+    engine = planted(tmp_path, (text[start:end], PAIRS))
     result = check(engine, [APPENDIX], jobs=1)[0]
     assert result.failure is None and result.passed == result.checks > 0, result.failure
 

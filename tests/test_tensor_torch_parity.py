@@ -6,27 +6,14 @@ MICROGRAD_EXTRAS asks for it (then a missing torch is a failure)."""
 from __future__ import annotations
 
 import math
-import os
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tensor import Tensor, cross_entropy
+from tests.helpers.parity import torch_or_skip
 
-TORCH_REASON = (
-    "the PyTorch parity tests need torch: "
-    "MICROGRAD_EXTRAS=torch python3 tools/dev.py test (or pip install -e '.[torch]')"
-)
-if "torch" in os.environ.get("MICROGRAD_EXTRAS", "").split(","):
-    try:
-        import torch
-    except ImportError:
-        pytest.fail(
-            f"MICROGRAD_EXTRAS asks for torch, but it is missing; {TORCH_REASON}", pytrace=False
-        )
-else:
-    torch = pytest.importorskip("torch", reason=TORCH_REASON)
+torch = torch_or_skip()
 
 TOL = 1e-9
 

@@ -22,20 +22,9 @@ from hypothesis import given, settings
 
 from micrograd import MLP, Value, softmax_ce
 from tests.helpers.graphs import Backend, chained_dot, evaluate, graphs, value_backend
+from tests.helpers.parity import torch_or_skip
 
-TORCH_REASON = (
-    "the PyTorch parity tests need torch: "
-    "MICROGRAD_EXTRAS=torch python3 tools/dev.py test (or pip install -e '.[torch]')"
-)
-if "torch" in os.environ.get("MICROGRAD_EXTRAS", "").split(","):
-    try:
-        import torch
-    except ImportError:
-        pytest.fail(
-            f"MICROGRAD_EXTRAS asks for torch, but it is missing; {TORCH_REASON}", pytrace=False
-        )
-else:
-    torch = pytest.importorskip("torch", reason=TORCH_REASON)
+torch = torch_or_skip()
 
 TOL = 1e-9
 LONG = os.environ.get("MICROGRAD_LONG") == "1"
