@@ -16,7 +16,7 @@ import pytest
 from tests.helpers.browser import page_runner
 from tools import DOCS, ROOT
 from tools.page import lab, lab_data
-from tools.page.lab_settings import LIMITS
+from tools.page.lab_settings import LIMITS, from_address
 from tools.page.lab_settings import hint as lab_hint
 from tools.site.lab import PLACEHOLDER
 from tools.site.page_data import page_fences
@@ -277,7 +277,7 @@ def test_each_other_data_set_is_drawn_trained_on_and_kept_in_the_address(dataset
     assert lab._lab.ns["X_train"] == xs[:60] and lab._lab.ns["Y_train"] == ys[:60]
     assert 0.2 < ys.count(1.0) / len(ys) < 0.8  # both classes, in good number
     assert math.isfinite(frame["losses"][-1]) and "<svg" in frame["boundary"]
-    fields, _ = lab.from_address(frame["address"])
+    fields, _ = from_address(frame["address"])
     assert fields["dataset"] == dataset and fields["points"] == "120"
     assert ("curve=" in frame["address"]) is False  # the lab's own curve: not in the address
 
@@ -328,7 +328,7 @@ def test_an_address_reproduces_the_run():
         ask("add", settings=chosen, point=point, label=label)
     for _ in range(5):
         first = ask("step", settings=chosen)["frame"]
-    fields, added = lab.from_address(first["address"])
+    fields, added = from_address(first["address"])
     assert fields == chosen and added == first["added"]
     opened(settings=fields, added=added)
     for _ in range(5):

@@ -49,7 +49,7 @@ from .lab_draw import (  # noqa: F401 (float_layers, score, grid_scores: the tes
     score,
     unit_maps,
 )
-from .lab_settings import (  # noqa: F401 (BOOK, address, ...: the lab's, for the tests too)
+from .lab_settings import (
     BOOK,
     MAX_ADDED,
     LabError,
@@ -57,7 +57,6 @@ from .lab_settings import (  # noqa: F401 (BOOK, address, ...: the lab's, for th
     added_points,
     added_text,
     address,
-    from_address,
     number,
     settings,
     typed,
