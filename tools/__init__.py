@@ -13,6 +13,12 @@ ENGINES = {
 ENGINE = next(iter(ENGINES))  # micrograd.py, the book's first engine
 
 
+def engine_for(path) -> str:
+    """The engine file a learner's file stands for: its own name if it is one of ENGINES
+    (my-engine/tensor.py: tensor.py), else the first engine."""
+    return Path(path).name if Path(path).name in ENGINES else ENGINE
+
+
 def relative(path: Path, root: Path = ROOT) -> str:
     """``path`` as the book names it: relative to ``root`` if inside it, with slashes."""
     try:

@@ -1,12 +1,12 @@
 """Learner mode: write the engine yourself, and let the book's checks tell you what is next.
 
     python3 tools/learner.py skeleton [PATH] [--force]
-        Write a learner's micrograd.py (default: my-engine/micrograd.py), every function
-        body a NotImplementedError naming the section that builds it; never overwritten
-        unless --force is given.
+        Write a learner's micrograd.py (default: my-engine/micrograd.py; a PATH named
+        tensor.py gets Part II's tensor engine), every function body a NotImplementedError
+        naming the section that builds it; never overwritten unless --force is given.
 
     python3 tools/learner.py learn [PATH] [--chapter N ...] [--hint] [--timeout SECONDS]
-        Run every chapter's checks against the micrograd.py at PATH (default, as for
+        Run every chapter's checks against the micrograd.py (or tensor.py) at PATH (default, as for
         skeleton: my-engine/micrograd.py), each chapter in a
         process of its own, and print a progress table, a chapter's row as soon as it is
         known. Only checks that exercise the engine count (``engine_checks``); after a
@@ -27,7 +27,7 @@ from pathlib import Path
 if __name__ == "__main__":  # run by its path (chapter 16 does, from a learner's folder)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tools import ENGINE
+from tools import ENGINE, engine_for
 from tools.learn.best import best_lines, now, read_record, record_path, remember, write_record
 from tools.learn.child import DEFAULT_TIMEOUT, check
 from tools.learn.counted import engine_checks, engine_names, nothing_to_check
@@ -142,7 +142,9 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
     except (ValueError, FileNotFoundError) as error:
         print(f"learner: {error}", file=sys.stderr)
         return 2
-    layout = Layout.of(selected, sum(len(engine_checks(c, engine_names())) for c in selected))
+    file = engine_for(path)
+    names = engine_names(engine=file)
+    layout = Layout.of(selected, sum(len(engine_checks(c, names, file)) for c in selected))
     shown = []
 
     def show(result):
@@ -178,7 +180,8 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
         given = (record or {}).get("hints", {}).get(fix, 0)
         if asked:
             given = next_level(given)
-            said = hint(fix, given, seen=first.failure.seen, compared=first.failure.compared)
+            seen, compared = first.failure.seen, first.failure.compared
+            said = hint(fix, given, seen=seen, compared=compared, engine=file)
             print("", *said, sep="\n")
             if record is not None:
                 record["hints"][fix] = given
@@ -190,7 +193,7 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
         print("No one function could be named; --hint says why, and what to try.")
     elif asked:  # every check passes: the hints given stay there to read again
         for name, given in (record or {}).get("hints", {}).items():
-            print("", *hint(name, given), sep="\n")
+            print("", *hint(name, given, engine=file), sep="\n")
     if record is not None:
         write_record(kept, record)
     return 0 if all(r.failure is None for r in results) else 1

@@ -18,7 +18,7 @@ import types
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tools import ENGINE, ROOT, relative
+from tools import ENGINE, ROOT, engine_for, relative
 from tools.chapter import (
     OUTPUT,
     ChangedError,
@@ -69,10 +69,12 @@ class EngineImportError(ImportError):
 
 
 def import_engine(path: Path) -> types.ModuleType:
-    """The micrograd.py at ``path``, run as a fresh module named ``micrograd`` (compiled from
-    its text: no __pycache__ is written next to it, and none is read)."""
+    """The micrograd.py at ``path``, run as a fresh module named ``micrograd`` (a tensor.py as
+    ``tensor``: ``engine_for``), compiled from its text: no __pycache__ is written next to
+    it, and none is read."""
+    name = Path(engine_for(path)).stem
     try:
-        return engine_module(path.read_text(encoding="utf-8"), str(path), str(path))
+        return engine_module(path.read_text(encoding="utf-8"), str(path), str(path), name)
     except Exception as error:
         raise EngineImportError(f"{path} does not import: {describe(error)}") from error
 
@@ -209,14 +211,17 @@ class Notebook(run.Notebook):
             try:
                 self.engine_module = import_engine(engine)
             except EngineImportError as error:
-                self.engine_error, self.engine_module = error, types.ModuleType("micrograd")
+                self.engine_error = error
+                self.engine_module = types.ModuleType(Path(engine_for(engine)).stem)
             if patch is not None and self.engine_error is None:
                 patch(self.engine_module)
         super().__init__(
             relative(path, ROOT),
             cells,
-            # a learner's micrograd.py is whole: the other engines' chunks come before
-            before=[c for c in engine_before(path, book) if engine is None or c.file != ENGINE],
+            # a learner's engine file is whole: the other engines' chunks come before
+            before=[
+                c for c in engine_before(path, book) if not engine or c.file != engine_for(engine)
+            ],
             engine=self.engine_module,
             check_outputs=check_outputs,
             remedy=LEARNER_REMEDY if engine is not None else run.UPDATE,

@@ -17,7 +17,7 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tools import ROOT
+from tools import ROOT, engine_for
 from tools.chapter import Chapter
 from tools.learn.counted import engine_checks, engine_names, made_from, names_used, needs_optional
 from tools.learn.diagnose import DIAGNOSE, NO_ONE
@@ -58,7 +58,8 @@ def run_chapter(
     not run (the page's Python cannot run them: tools/learn/in_page.py). The fences that
     import an OPTIONAL module run only if a counted check needs them (``needs_optional``),
     or with ``every``."""
-    book = Notebook(chapter, engine=engine, optional=every or needs_optional(chapter))
+    optional = every or needs_optional(chapter, engine_for(engine))
+    book = Notebook(chapter, engine=engine, optional=optional)
     reads = names_used(chapter)
     classes = frozenset(n for n, v in vars(book.engine_module).items() if isinstance(v, type))
     unsure: dict[int, frozenset[str]] = {}  # a cell that failed or waits -> its names unsure
@@ -166,11 +167,11 @@ def run_in_child(chapter: Path, engine: Path, timeout: float, *more: str, script
 def check_chapter(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> ChapterResult:
     """Run one chapter's checks against the micrograd.py at ``engine``, in a child process;
     a chapter without checks of the engine (``engine_checks``) is not run."""
-    chapter = chapter.resolve()
-    if not engine_checks(chapter, engine_names()):  # nothing of the engine's to check there
+    chapter, file = chapter.resolve(), engine_for(engine)
+    if not engine_checks(chapter, engine_names(engine=file), file):  # nothing of it to check
         cells = Chapter.read(chapter).cells
         return ChapterResult(chapter, 0, 0, book_checks=sum(not c.fence.is_engine for c in cells))
-    return chapter_result(chapter, *run_in_child(chapter, engine.resolve(), timeout))
+    return chapter_result(chapter, *run_in_child(chapter, engine.resolve(), timeout), file=file)
 
 
 def check(

@@ -9,7 +9,7 @@ import functools
 import textwrap
 from pathlib import Path
 
-from tools import DOCS, ENGINE
+from tools import DOCS, ENGINE, engine_for
 from tools.chapter import Chapter, Names, chapter_number, chapters
 from tools.learn.places import one_at_a_time
 from tools.notebook import blockers, optional_needs
@@ -18,15 +18,15 @@ from tools.tangle import defined, tangle_book
 
 @one_at_a_time
 @functools.lru_cache(maxsize=8)
-def engine_names(docs: Path = DOCS) -> frozenset[str]:
-    """The names the engine defines at its top level: classes, functions and constants
-    (``Value``, ``MLP``, ``USED_GRAPH``), not the modules it imports."""
-    text = tangle_book(docs, root=docs.resolve().parent).text
+def engine_names(docs: Path = DOCS, engine: str = ENGINE) -> frozenset[str]:
+    """The names the engine file ``engine`` defines at its top level: classes, functions
+    and constants (``Value``, ``MLP``, ``USED_GRAPH``), not the modules it imports."""
+    text = tangle_book(docs, root=docs.resolve().parent, engine=engine).text
     return frozenset(name for name, _ in defined(text) if "." not in name)
 
 
 @one_at_a_time
-def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
+def engine_checks(chapter: Path, engine: frozenset[str], file: str = ENGINE) -> frozenset[int]:
     """The indices (in ``Chapter.cells``) of the chapter's checks that exercise the engine:
     the checks the learner's score counts. The others are about the book, not the engine.
 
@@ -43,12 +43,14 @@ def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
     chapter's own ``Value`` class). A check counts if one of its statements runs the
     engine; one that does not parse counts too (it fails whatever the engine).
 
-    It cannot flatter: against the skeleton, where every function raises, every counted
-    check fails and every other one passes (tests/test_learner.py runs them all). It does
-    not under-count: the book's own engine passes every check, counted or not.
+    ``file``: the engine file whose checks are counted (tensor.py: its fences, and imports
+    from ``tensor``). It cannot flatter: against the skeleton, where every function
+    raises, every counted check fails and every other one passes (tests/test_learner.py
+    runs them all). It does not under-count: the book's own engine passes every check,
+    counted or not.
     """
     cells = Chapter.read(chapter).cells
-    refers = set(engine) if any(cell.fence.engine == ENGINE for cell in cells) else set()
+    refers = set(engine) if any(cell.fence.engine == file for cell in cells) else set()
     counted, modules = set(), set()
     for index, cell in enumerate(cells):
         if cell.fence.is_engine:
@@ -64,7 +66,7 @@ def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
                 refers |= step.bound | changed
             else:
                 refers -= step.bound
-            if "micrograd" in step.imports:
+            if file.removesuffix(".py") in step.imports:
                 refers |= step.bound
         if runs:
             counted.add(index)
@@ -73,14 +75,14 @@ def engine_checks(chapter: Path, engine: frozenset[str]) -> frozenset[int]:
 
 @one_at_a_time
 @functools.lru_cache(maxsize=64)
-def needs_optional(chapter: Path) -> bool:
+def needs_optional(chapter: Path, file: str = ENGINE) -> bool:
     """Whether a check the score counts needs an OPTIONAL module (torch), itself or through
     a name only a fence that imports one binds. If none does, learner mode runs the chapter
     without them: those fences check the book, not the engine, and importing torch costs a
     chapter's process more than running the rest of most chapters."""
     fences = [cell.fence for cell in Chapter.read(chapter).cells]
     without = blockers(fences, optional_needs(everything=False))
-    return any(without[i] for i in engine_checks(chapter, engine_names()))
+    return any(without[i] for i in engine_checks(chapter, engine_names(engine=file), file))
 
 
 def _changed(step: Names, modules: set[str]) -> frozenset[str]:
@@ -137,10 +139,13 @@ def made_from(code: str, line: int) -> frozenset[str]:
 def nothing_to_check(selected: list[Path], engine: Path, docs: Path = DOCS) -> str | None:
     """Why running ``selected`` would check nothing of the learner's engine, and where to
     start instead; None if one of them has checks of it."""
-    names = engine_names(docs)
-    if any(engine_checks(chapter, names) for chapter in selected):
+    file = engine_for(engine)
+    names = engine_names(docs, file)
+    if any(engine_checks(chapter, names, file) for chapter in selected):
         return None
-    start = next(c for c in chapters(docs) if c.name != "index.md" and engine_checks(c, names))
+    start = next(
+        c for c in chapters(docs) if c.name != "index.md" and engine_checks(c, names, file)
+    )
     said = " and ".join(
         f"chapter {chapter_number(c)}" if chapter_number(c) else c.name for c in selected
     )

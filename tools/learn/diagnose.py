@@ -12,6 +12,7 @@ import types
 from itertools import zip_longest
 from pathlib import Path
 
+from tools import engine_for
 from tools.learn.compare import compared
 from tools.learn.counted import names_used
 from tools.learn.mistakes import book_engine, seen
@@ -131,7 +132,7 @@ def to_fix(chapter: Path, engine: Path, index: int, said: str = ""):
     Returns (the name or None, why none could be named or "", the first rerun, with the
     learner's engine as it is: its module, its namespace as the failure left it).
     """
-    book_defs = book_definitions()
+    book_defs = book_definitions(engine=engine_for(engine))
     called: dict[str, None] = {}  # the engine's functions the check called, in that order
     built: dict[str, tuple | None] = {}  # a constructor -> its first call's arguments, copied
 
@@ -189,7 +190,7 @@ def _in_a_class(chapter, engine, cells, called, failed, built, module) -> str | 
     constructor if the objects it builds answer otherwise than the book's (``_builds_
     otherwise``: by calling them, not by reading their fields), else the one the check
     called last. ``failed``: the first line of the check's message, and where it failed."""
-    book_defs = book_definitions()
+    book_defs = book_definitions(engine=engine_for(engine))
     owners = [name.rpartition(".")[0] for name in called if "." in name]
     owners += [name.rpartition(".")[0] for name in book_defs if "." in name]
     for owner in dict.fromkeys(owners):
@@ -231,7 +232,8 @@ def _builds_otherwise(init: str, arguments: tuple | None, module: types.ModuleTy
     otherwise than the book's, built from the same ``arguments``? Asked by calling what
     both answer without arguments (``parameters()``), comparing the numbers they give."""
     owner = init.rpartition(".")[0]
-    theirs, ours = getattr(module, owner, None), getattr(book_engine(), owner, None)
+    file = f"{module.__name__}.py"  # the engine file the learner's stands for
+    theirs, ours = getattr(module, owner, None), getattr(book_engine(engine=file), owner, None)
     if arguments is None or theirs is None or ours is None:
         return False
     if any(type(a).__module__ == module.__name__ for a in arguments):
@@ -240,7 +242,8 @@ def _builds_otherwise(init: str, arguments: tuple | None, module: types.ModuleTy
         learners, books = theirs(*copy.deepcopy(arguments)), ours(*copy.deepcopy(arguments))
     except Exception:
         return True
-    asked = [name.rpartition(".")[2] for name in book_definitions() if name.startswith(owner)]
+    defined = book_definitions(engine=file)
+    asked = [name.rpartition(".")[2] for name in defined if name.startswith(owner)]
     for method in asked:
         function = getattr(ours, method, None)
         if method.startswith("_") or not callable(function):

@@ -19,7 +19,7 @@ import functools
 import re
 from pathlib import Path
 
-from tools import DOCS, relative
+from tools import DOCS, ENGINE, relative
 from tools.chapter import Chapter, Hint, chapters
 from tools.learn.compare import compared_lines
 from tools.learn.mistakes import MISTAKES, mistake
@@ -34,12 +34,14 @@ _COMPARE = (  # the first rung's comparison, when no mistake was seen
 
 @one_at_a_time
 @functools.lru_cache(maxsize=8)
-def book_hints(docs: Path = DOCS) -> dict[str, Hint]:
-    """Every hint of the book, by the function it is about (the first, if two are)."""
+def book_hints(docs: Path = DOCS, engine: str = ENGINE) -> dict[str, Hint]:
+    """Every hint of the book about the engine file ``engine`` (the one of the engine fence
+    above it), by the function it is about (the first, if two are)."""
     found: dict[str, Hint] = {}
     for path in chapters(docs):
         for hint in Chapter.read(path).hints:
-            found.setdefault(hint.name, hint)
+            if (hint.fence.engine if hint.fence else ENGINE) == engine:
+                found.setdefault(hint.name, hint)
     return found
 
 
@@ -101,15 +103,17 @@ def rule(hint: Hint) -> str:
     return plain(dataclasses.replace(hint, text=_WORKED.sub("", hint.text)))
 
 
-def worked(name: str, docs: Path = DOCS) -> str | None:
+def worked(name: str, docs: Path = DOCS, engine: str = ENGINE) -> str | None:
     """Where the book works through a mistake in ``name``, caught (the section its hint
     links to), as the table names places; None if its hint links to no section."""
-    said = book_hints(docs).get(name)
+    said = book_hints(docs, engine).get(name)
     found = section_linked(said) if said is not None else None
     return where_in_book(found[0], found[1] + 1) if found else None
 
 
-def shown_where(name: str, seen: dict | None, docs: Path = DOCS) -> str | None:
+def shown_where(
+    name: str, seen: dict | None, docs: Path = DOCS, engine: str = ENGINE
+) -> str | None:
     """Where the book shows the mistake ``seen`` in ``name`` (or, if none was seen, the
     one its hint links to)."""
     made = mistake(seen["mistake"]) if seen else None
@@ -117,20 +121,26 @@ def shown_where(name: str, seen: dict | None, docs: Path = DOCS) -> str | None:
         return section_showing(made.shown_by, docs)
     if any(name in m.functions for m in MISTAKES):  # told apart, and none of them: the
         return None  # hint's example shows another mistake
-    return worked(name, docs)
+    return worked(name, docs, engine)
 
 
 def hint(
-    name: str, level: int, docs: Path = DOCS, seen: dict | None = None, compared=()
+    name: str,
+    level: int,
+    docs: Path = DOCS,
+    seen: dict | None = None,
+    compared=(),
+    engine: str = ENGINE,
 ) -> list[str]:
     """Hint ``level`` (1 to LEVELS) about the engine's function ``name``, as lines;
     ``seen``: the mistake the diagnosis saw in it (tools/learn/mistakes.py ``seen``);
     ``compared``: what the failing check read, with the learner's engine and the book's
-    (tools/learn/compare.py), the example of the last rung when no mistake was seen."""
-    definition = book_definitions(docs).get(name)
+    (tools/learn/compare.py), the example of the last rung when no mistake was seen;
+    ``engine``: the engine file ``name`` is a function of."""
+    definition = book_definitions(docs, engine).get(name)
     if definition is None:
         return []
-    said = book_hints(docs).get(name)
+    said = book_hints(docs, engine).get(name)
     made = mistake(seen["mistake"]) if seen else None
     head = f"Hint {level} for {name}:"
     short = name.rpartition(".")[2]

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import DOCS
+from tools import DOCS, ENGINE
 from tools.learn.places import one_at_a_time
 from tools.page.kernel import describe
 from tools.tangle import tangle_book
@@ -164,11 +164,12 @@ MISTAKES = (
 
 @one_at_a_time
 @functools.lru_cache(maxsize=2)
-def book_engine(docs: Path = DOCS) -> types.ModuleType:
-    """The book's engine, whole, as a module of its own (the learner's is ``micrograd``)."""
-    module = types.ModuleType("micrograd_of_the_book")
-    text = tangle_book(docs, root=docs.resolve().parent).text
-    exec(compile(text, "<the book's micrograd.py>", "exec"), module.__dict__)
+def book_engine(docs: Path = DOCS, engine: str = ENGINE) -> types.ModuleType:
+    """The book's engine file ``engine``, whole, as a module of its own (the learner's is
+    ``micrograd``, or ``tensor``)."""
+    module = types.ModuleType(f"{engine.removesuffix('.py')}_of_the_book")
+    text = tangle_book(docs, root=docs.resolve().parent, engine=engine).text
+    exec(compile(text, f"<the book's {engine}>", "exec"), module.__dict__)
     return module
 
 

@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import DOCS, ROOT, relative
+from tools import DOCS, ENGINE, ROOT, relative
 from tools.chapter import Chapter, chapter_number, chapters, is_python
 from tools.tangle import defined, tangle_book
 
@@ -55,10 +55,11 @@ class Definition:
 
 @one_at_a_time
 @functools.lru_cache(maxsize=8)
-def book_definitions(docs: Path = DOCS) -> dict[str, Definition]:
-    """Every function and method of the engine the chapters build, and every class-level
-    alias (``__rmul__ = __mul__``), by qualified name: the tangle maps each to its chunk."""
-    tangled = tangle_book(docs, root=docs.resolve().parent)
+def book_definitions(docs: Path = DOCS, engine: str = ENGINE) -> dict[str, Definition]:
+    """Every function and method of the engine file the chapters build (``engine``), and
+    every class-level alias (``__rmul__ = __mul__``), by qualified name: the tangle maps
+    each to its chunk."""
+    tangled = tangle_book(docs, root=docs.resolve().parent, engine=engine)
     lines, found = tangled.text.splitlines(keepends=True), {}
     for name, node in defined(tangled.text):
         if "." in name or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):

@@ -1,11 +1,12 @@
-"""The skeleton: a learner's micrograd.py made from the book's engine, every body a stub."""
+"""The skeleton: a learner's micrograd.py (or tensor.py) made from the book's engine file,
+every body a stub."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from tools import DOCS
+from tools import DOCS, ENGINE, engine_for
 from tools.learn.places import where_in_book
 from tools.tangle import defined, tangle_book
 
@@ -13,7 +14,7 @@ DEFAULT_PATH = Path("my-engine") / "micrograd.py"
 LINE_LENGTH = 100  # ruff's, from pyproject.toml: the skeleton is ruff-clean as written
 
 HEADER = """\
-# micrograd.py: your own engine, rebuilt from the book.
+# {engine}: your own engine, rebuilt from the book.
 # Written by `python3 tools/dev.py skeleton`. Every function keeps the book's signature and
 # docstring; its body raises NotImplementedError naming the chapter section that builds
 # it. Replace each raise with your code, then run the book's checks against this file:
@@ -48,13 +49,14 @@ def _stub(name: str, section: str, indent: str) -> list[str]:
     return [f"{indent}raise NotImplementedError(\n", *inner, f"{indent})\n"]
 
 
-def skeleton(docs: Path = DOCS) -> str:
-    """The text of a learner's micrograd.py, made from the engine the chapters in ``docs`` build.
+def skeleton(docs: Path = DOCS, engine: str = ENGINE) -> str:
+    """The text of a learner's micrograd.py (or ``engine``, tensor.py), made from the engine
+    file the chapters in ``docs`` build.
 
     Kept: imports, constants, classes, class-level assignments, decorators, signatures and
     docstrings. Replaced: every function body, by an error naming the section that builds it.
     """
-    tangled = tangle_book(docs, root=docs.resolve().parent)
+    tangled = tangle_book(docs, root=docs.resolve().parent, engine=engine)
     text = tangled.text
     spans = [  # (first line, last line, fence) of each chunk's code in micrograd.py
         (*tangled.code_lines(index), chunk.fence) for index, chunk in enumerate(tangled.chunks)
@@ -77,7 +79,9 @@ def skeleton(docs: Path = DOCS) -> str:
         edits.append((first - 1, node.end_lineno, stub))
     for start, _, _ in spans:  # the tangler's marker line above each chunk: not the learner's
         edits.append((start - 2, start - 1, []))
-    edits.append((0, spans[0][0] - 2, [HEADER, "\n"]))  # the tangler's header, for ours
+    edits.append(
+        (0, spans[0][0] - 2, [HEADER.format(engine=engine), "\n"])
+    )  # the tangler's header, for ours
     for start, stop, new in sorted(edits, reverse=True):
         lines[start:stop] = new
     return _mark_unused_imports("".join(lines))
@@ -98,7 +102,8 @@ def _mark_unused_imports(text: str) -> str:
 
 
 def write_skeleton(path: Path, force: bool = False, docs: Path = DOCS) -> int:
-    """Write the skeleton to ``path``; return how many functions it leaves to write.
+    """Write the skeleton to ``path``; return how many functions it leaves to write. A
+    path named tensor.py gets Part II's engine (``engine_for``), any other Part I's.
 
     Raises SkeletonExistsError if ``path`` exists, unless ``force``.
     """
@@ -107,7 +112,7 @@ def write_skeleton(path: Path, force: bool = False, docs: Path = DOCS) -> int:
             f"{path} exists: not overwritten, since it may hold your work. Give another "
             "path, or pass --force to replace it with a fresh skeleton."
         )
-    text = skeleton(docs)
+    text = skeleton(docs, engine_for(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8", newline="\n")
     return text.count("raise NotImplementedError(")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import ROOT, relative
+from tools import ENGINE, ROOT, relative
 from tools.chapter import Chapter
 from tools.learn.compare import compared_lines
 from tools.learn.counted import engine_checks, engine_names
@@ -33,6 +33,7 @@ class Failure:
     unnamed: str = ""  # why no function could be named, once the diagnosis looked
     compared: tuple = ()  # (what the check read, yours, the book's) (tools/learn/compare.py)
     at: int = 0  # the chapter line of the statement that failed, if known: quoted, not named
+    engine: str = ENGINE  # the engine file ``fix`` is a function of (tensor.py)
 
 
 @dataclass(frozen=True)
@@ -52,18 +53,23 @@ class ChapterResult:
 
 
 def chapter_result(
-    chapter: Path, events: list[dict], stopped: str | None, skipped: frozenset[int] = frozenset()
+    chapter: Path,
+    events: list[dict],
+    stopped: str | None,
+    skipped: frozenset[int] = frozenset(),
+    file: str = ENGINE,
 ) -> ChapterResult:
     """A chapter's score from the events its run reported (``run_chapter``), and why the run
-    stopped early (a timeout, a crash), if it did. ``skipped``: cells that were not run."""
+    stopped early (a timeout, a crash), if it did. ``skipped``: cells that were not run.
+    ``file``: the engine file the learner's stands for."""
     book = Chapter.read(chapter).cells
-    counted = engine_checks(chapter, engine_names())
+    counted = engine_checks(chapter, engine_names(engine=file), file)
     lacking = {e["blocked"]: e["why"] for e in events if "blocked" in e}  # an optional module
     every = [i for i, cell in enumerate(book) if not cell.fence.is_engine and i not in skipped]
     checks = sorted(counted - skipped - set(lacking))
     done = {kind: {e[kind]: e for e in events if kind in e} for kind in _ENDS}
     passed = sum(1 for i in checks if i in done["passed"] or i in done["wording"])
-    failures = {i: _failure(e, book[i].opening) for i, e in done["failed"].items()}
+    failures = {i: _failure(e, book[i].opening, file) for i, e in done["failed"].items()}
     ended = set().union(*done.values(), lacking)
     if stopped is not None or not set(every) <= ended:
         started = [e["start"] for e in events if "start" in e and e["start"] not in ended]
@@ -98,7 +104,7 @@ def chapter_result(
 _ENDS = ("passed", "wording", "failed", "waits")  # how a check's turn ends, as events say
 
 
-def _failure(event: dict, opening: int) -> Failure:
+def _failure(event: dict, opening: int, file: str = ENGINE) -> Failure:
     raised_at = ""
     if "engine_line" in event:
         raised_at = f"line {event['engine_line']}, in {event['function']}"
@@ -111,6 +117,7 @@ def _failure(event: dict, opening: int) -> Failure:
         index=event["failed"],
         printed=event.get("printed", ""),
         at=at,
+        engine=file,
     )
 
 
@@ -237,7 +244,7 @@ def read_next(result: ChapterResult) -> list[str]:
     the check printed before it failed."""
     failure, chapter = result.failure, result.chapter
     here = where_in_book(chapter, failure.line)
-    definition = book_definitions().get(failure.fix)
+    definition = book_definitions(engine=failure.engine).get(failure.fix)
     if definition is None:
         out = [f"Read next: {here}."]
     else:
@@ -246,7 +253,7 @@ def read_next(result: ChapterResult) -> list[str]:
         made = mistake(failure.seen["mistake"]) if failure.seen else None
         if made is not None:
             out.append(f"The mistake, as a small program shows it: your {failure.fix} {made.what}.")
-        shown = shown_where(failure.fix, failure.seen)
+        shown = shown_where(failure.fix, failure.seen, engine=failure.engine)
         if shown:
             out.append(f"A mistake in {failure.fix}, shown and caught: {shown}.")
     place = f"{relative(chapter, ROOT)}:{failure.line}"

@@ -119,10 +119,13 @@ class Join:
         return moved
 
 
-def engine_module(text: str, name: str, file: str = f"{ENGINE}.py") -> types.ModuleType:
-    """A whole ``micrograd.py`` (``text``), run as a fresh module ``micrograd`` whose
-    tracebacks name ``name``: the one way a saved or a learner's engine becomes a module."""
-    return Join([Chunk(name, 1, text)], name, file).module()
+def engine_module(
+    text: str, name: str, file: str = f"{ENGINE}.py", module: str = ENGINE
+) -> types.ModuleType:
+    """A whole ``micrograd.py`` (``text``), run as a fresh module ``micrograd`` (or
+    ``module``: tensor) whose tracebacks name ``name``: the one way a saved or a learner's
+    engine becomes a module."""
+    return Join([Chunk(name, 1, text)], name, file, module).module()
 
 
 @contextlib.contextmanager
@@ -152,10 +155,10 @@ class Kernel:
 
     ``before``: the engine chunks of the chapters before this one, in book order.
     ``file``: the first engine's ``__file__``, the file it is tangled to (the others beside).
-    ``engine``: a module to use as ``micrograd`` instead (a learner's engine, in learner
-    mode): the chapter's chunks of micrograd.py then do not run, and the module's names are
-    in the namespace of a chapter that has engine fences from the start
-    (``chapter_has_engine``).
+    ``engine``: a module to use as the engine of its name instead (a learner's
+    ``micrograd`` or ``tensor``, in learner mode): the chapter's chunks of that engine file
+    then do not run, and the module's names are in the namespace of a chapter that has
+    engine fences of it from the start (``chapter_has_engine``).
     """
 
     def __init__(
@@ -172,11 +175,11 @@ class Kernel:
         self.before = list(before)
         self.own: dict[int, Chunk] = {}  # this chapter's engine chunks that ran, by line
         self.failed: Join | None = None  # the last join whose build failed
-        self.fixed = engine is not None
+        self.fixed = engine.__name__ if engine is not None else ""  # its module's name
         self.joins = self._joins(self.before)  # by module name
         for chunk in self.before:
             remember(chunk.chapter, chunk.line, chunk.code)
-        self.engines = {ENGINE: engine} if self.fixed else {}  # each built on first need
+        self.engines = {self.fixed: engine} if self.fixed else {}  # each built on first need
         if self.fixed and chapter_has_engine:
             self.namespace.update({k: v for k, v in public(engine).items() if k[0] != "_"})
 
@@ -220,7 +223,7 @@ class Kernel:
         remember(self.chapter, line, code)
         if engine:
             file = f"{ENGINE}.py" if engine is True else engine
-            if not (self.fixed and file == f"{ENGINE}.py"):
+            if file != f"{self.fixed}.py":
                 self._grow(Chunk(self.chapter, line, code, file))
             return
         compiled = compile("\n" * (line - 1) + code, self.chapter, "exec", dont_inherit=True)
@@ -228,7 +231,7 @@ class Kernel:
             try:
                 exec(compiled, self.namespace)
             except ImportError as error:  # says the file lacks it; the book is not there yet
-                fixed = self.fixed and error.name == ENGINE  # a learner's file: it does lack it
+                fixed = error.name == self.fixed  # a learner's file: it does lack it
                 if fixed or error.name not in self.joins or "cannot import name" not in str(error):
                     raise
                 said = f"{str(error).split(' (')[0]}: not yet defined at this place in the book"

@@ -101,7 +101,8 @@ class Notebook:
 
     ``before``: the engine chunks of the chapters before it. ``figures``: (name, line) of
     the figures the chapter shows, each drawn from the cells above it. ``engine``: a
-    module used as ``micrograd`` instead of the chapter's engine chunks (learner mode).
+    module used as ``micrograd`` (or ``tensor``) instead of the chapter's engine chunks of
+    that file (learner mode).
     ``check_outputs`` False: output blocks are not compared (while they are rewritten).
     ``remedy``: what a mismatch's message tells the reader to do. ``file``: the engine's
     ``__file__``, the file it is tangled to. The iterables are kept as lists.
@@ -122,7 +123,10 @@ class Notebook:
 
     def restart(self) -> None:
         """A fresh namespace: nothing has run."""
-        has_engine = any(cell.engine in (True, f"{ENGINE}.py") for cell in self.cells)
+        file = f"{self.engine.__name__ if self.engine else ENGINE}.py"  # the learner's, if any
+        has_engine = any(
+            (f"{ENGINE}.py" if cell.engine is True else cell.engine) == file for cell in self.cells
+        )
         self.kernel = Kernel(self.chapter, self.before, self.engine, has_engine, self.file)
         self.namespace = self.kernel.namespace
         self.next = 0  # cells before this index have had their turn
