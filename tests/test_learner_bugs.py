@@ -408,6 +408,7 @@ def test_the_book_catches_the_mistake_and_names_the_function_and_section(bug, ru
         shown = f"A mistake in {bug.fix}, shown and caught: {bug.shown} (page '"
         assert read_next[1].startswith(shown), table
     assert relative(definition.chapter, ROOT).startswith("docs/")
+    assert bug.engine == "micrograd.py" or third_rung(first.failure).startswith("worked"), table
 
 
 # The diagnosis table: every planted mistake above, and correct engines written in other
@@ -461,7 +462,10 @@ STYLES = {  # (old, new) pieces of the book's engine, or a function of its whole
 
 def third_rung(failure) -> str:
     """What the last hint gives for ``failure``: which kind of worked example, or the code."""
-    said = "\n".join(hint(failure.fix, LEVELS, seen=failure.seen, compared=failure.compared))
+    said = hint(
+        failure.fix, LEVELS, seen=failure.seen, compared=failure.compared, engine=failure.engine
+    )
+    said = "\n".join(said)
     if failure.seen:
         return f"worked example of the mistake seen: {failure.seen['mistake']}"
     if "a worked example of your mistake" in said:

@@ -10,7 +10,9 @@ import ast
 import re
 import shutil
 
-from tools import DOCS, ROOT
+import pytest
+
+from tools import DOCS, ENGINES, ROOT
 from tools.chapter import HINTS, Chapter, chapter_number, chapters
 from tools.learn.best import read_record, record_path
 from tools.learn.diagnose import NO_ONE
@@ -39,12 +41,13 @@ def every_hint():
 
 
 def test_each_hint_names_a_function_of_the_engine_fence_right_above_it():
-    hints, definitions = every_hint(), book_definitions()
+    hints = every_hint()
     assert len(hints) >= 13
     for h in hints:
         where = f"{h.path.name}:{h.line}"
-        assert h.name in definitions, f"{where}: `{h.name}` is no function of the engine"
         assert h.fence is not None and h.fence.is_engine, f"{where}: no engine fence above"
+        definitions = book_definitions(engine=h.fence.engine)  # of the fence's engine file
+        assert h.name in definitions, f"{where}: `{h.name}` is no function of the engine"
         definition = definitions[h.name]
         assert (definition.chapter.name, definition.line) == (h.path.name, h.fence.line), (
             f"{where}: the hint about {h.name} is not right after the fence that defines it"
@@ -62,7 +65,7 @@ def test_each_hint_names_a_function_of_the_engine_fence_right_above_it():
         assert all(FOLDING.fullmatch(text) for text in between), (where, between)
         assert between[-2:] == ['<details markdown="1">', summary], where
         assert h.text, f"{where}: a hint about {h.name} that says nothing"
-    names = [h.name for h in hints]
+    names = [(h.fence.engine, h.name) for h in hints]
     assert len(names) == len(set(names)), "a function with two hints"
 
 
@@ -115,13 +118,13 @@ def test_hints_go_from_the_section_to_the_rule_to_the_answer():
 def test_the_three_rungs_differ_for_every_function():
     """Where to look, the rule, the example: no rung repeats another, the rule leaves the
     worked example's link to the last rung, and says the rule without the code."""
-    for name in book_definitions():
-        rungs = ["\n".join(hint(name, level)).split(": ", 1)[1] for level in (1, 2, 3)]
+    for engine, name in [(e, name) for e in ENGINES for name in book_definitions(engine=e)]:
+        rungs = ["\n".join(hint(name, n, engine=engine)).split(": ", 1)[1] for n in (1, 2, 3)]
         assert len(set(rungs)) == 3, (name, rungs)
-        example = shown_where(name, None)  # no mistake seen: the link is to another one
+        example = shown_where(name, None, engine=engine)  # none seen: the link is to another
         if example is not None:
             assert example not in rungs[1] and example not in rungs[2], (name, rungs)
-    for h in book_hints().values():
+    for h in every_hint():
         code = [span for span in re.findall(r"`([^`]+)`", rule(h)) if not NAME.fullmatch(span)]
         assert not code, f"{h.path.name}:{h.line}: the rule for {h.name} shows code {code}"
 
@@ -129,10 +132,11 @@ def test_the_three_rungs_differ_for_every_function():
 NAME = re.compile(r"[\w.]+")  # what a rule may put in backticks: a name, not an expression
 
 
-def test_each_hint_names_every_refusal_its_function_makes():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_each_hint_names_every_refusal_its_function_makes(engine):
     """A refusal the checks require is in the rule: each exception the book's function
     raises, itself or through the engine's own helpers (check_size), is named in its hint."""
-    definitions, hints = book_definitions(), book_hints()
+    definitions, hints = book_definitions(engine=engine), book_hints(engine=engine)
     raised = {
         name: set(re.findall(r"raise (\w+Error)\(", d.source)) for name, d in definitions.items()
     }
@@ -197,10 +201,37 @@ REFUSED = {
     },
     "graph_dot": {"under a Value": "not a `Value`"},
 }
+TENSOR_REFUSED = {  # the same for tensor.py
+    "shape_of": {
+        "real numbers": "not a real number",
+        "finite numbers": "not finite",
+        "at least one number": "An empty list",
+        "ragged": "ragged",
+    },
+    "Tensor.item": {"item() needs": "more than one element"},
+    "Tensor.permute": {"is not an order": "not an order of the axes"},
+    "Tensor.reshape": {"cannot reshape": "another count of elements"},
+    "Tensor.broadcast_shape": {"do not broadcast": "do not broadcast"},
+    "Tensor._elementwise": {"too large for a float": "too large for a float"},
+    "Tensor.__truediv__": {"division by zero": "a divisor holding a 0"},
+    "Tensor.__pow__": {"constant int or float": "a `bool`", "is not a real number": "not a real"},
+    "Tensor.exp": {"too large": "too large for a float"},
+    "Tensor.log": {"positive inputs": "0 or less"},
+    "Tensor._groups": {"out of range": "out of range"},
+    "Tensor.backward": {"starts from one element": "more than one", "USED_GRAPH": "spent"},
+    "Tensor.__matmul__": {"matmul of": "inner sizes agree"},
+    "cross_entropy": {
+        "takes logits of shape": "not two axes",
+        "targets for logits": "a count of targets",
+        "class index": "not a class index",
+    },
+    "Layer.__init__": {"activation must be one of": "a key of `ACTIVATIONS`"},
+}
 
 
-def test_every_function_of_the_skeleton_has_a_hint_naming_each_refusal_its_checks_require():
-    definitions, hints = book_definitions(), book_hints()
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_function_of_the_skeleton_has_a_hint_naming_each_refusal_its_checks_require(engine):
+    definitions, hints = book_definitions(engine=engine), book_hints(engine=engine)
     assert set(definitions) <= set(hints), sorted(set(definitions) - set(hints))
     helpers = {name for name in definitions if name.startswith("check_")}
     for name, definition in definitions.items():
@@ -215,7 +246,8 @@ def test_every_function_of_the_skeleton_has_a_hint_naming_each_refusal_its_check
             for node in ast.walk(tree)
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") in helpers - {name}
         ]
-        said, h = REFUSED.get(name, {}), hints[name]
+        said = (TENSOR_REFUSED if engine == "tensor.py" else REFUSED).get(name, {})
+        h = hints[name]
         for refusal in refusals:
             pieces = [piece for piece in said if piece in refusal]
             assert len(pieces) == 1, f"{name}: give {refusal!r} one line in REFUSED"
