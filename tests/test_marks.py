@@ -8,7 +8,7 @@ import re
 import markdown
 import pytest
 
-from tools.site.marks import label_folds
+from tools.site.marks import label_folds, offer_download
 
 # Summaries as the book writes them, and the class each fold must get.
 FOLDS = [
@@ -34,3 +34,11 @@ def test_each_kind_of_fold_gets_its_class(summary, kind):
         f"{kind or 'no kind'}: see KINDS in tools/site/marks.py"
     )
     assert f"<summary>{summary}</summary>" in html
+
+
+def test_a_link_to_either_engine_file_downloads_the_site_s_copy():
+    text = "[get it](../micrograd.py), [or](../tensor.py), [a page](../tensor.md)"
+    assert offer_download(text) == (
+        '<a download href="micrograd.py">get it</a>, <a download href="tensor.py">or</a>, '
+        "[a page](../tensor.md)"
+    )

@@ -69,9 +69,8 @@ class EngineImportError(ImportError):
 
 
 def import_engine(path: Path) -> types.ModuleType:
-    """The micrograd.py at ``path``, run as a fresh module named ``micrograd`` (a tensor.py as
-    ``tensor``: ``engine_for``), compiled from its text: no __pycache__ is written next to
-    it, and none is read."""
+    """The micrograd.py at ``path``, run as a fresh module named ``micrograd`` (a tensor.py,
+    ``tensor``), compiled from its text: no __pycache__ is written next to it, or read."""
     name = Path(engine_for(path)).stem
     try:
         return engine_module(path.read_text(encoding="utf-8"), str(path), str(path), name)
@@ -206,22 +205,20 @@ class Notebook(run.Notebook):
         self.engine_module = None  # a learner's engine, used instead of the engine chunks
         self.engine_error: EngineImportError | None = None  # raised by the first cell run
         cells = cells_of(self.as_read, optional_needs(optional))
+        own = engine_for(engine) if engine is not None else ""  # the learner's engine file
         if engine is not None:
             cells = [dataclasses.replace(c, code=for_a_learner(c.code)) for c in cells]
             try:
                 self.engine_module = import_engine(engine)
             except EngineImportError as error:
-                self.engine_error = error
-                self.engine_module = types.ModuleType(Path(engine_for(engine)).stem)
+                self.engine_error, self.engine_module = error, types.ModuleType(own[:-3])
             if patch is not None and self.engine_error is None:
                 patch(self.engine_module)
         super().__init__(
             relative(path, ROOT),
             cells,
             # a learner's engine file is whole: the other engines' chunks come before
-            before=[
-                c for c in engine_before(path, book) if not engine or c.file != engine_for(engine)
-            ],
+            before=[c for c in engine_before(path, book) if c.file != own],
             engine=self.engine_module,
             check_outputs=check_outputs,
             remedy=LEARNER_REMEDY if engine is not None else run.UPDATE,

@@ -43,6 +43,7 @@ pytestmark = pytest.mark.usefixtures("runtime")
 FROM_DISK = ("file", "data", "blob")
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
 CHAPTER_3 = ROOT / "docs" / "03-backward.md"
+PART_II = ROOT / "docs" / "19-matmul-and-cross-entropy.md"
 
 
 def test_the_unzipped_book_runs_code_the_lab_and_learner_mode_from_disk(
@@ -89,6 +90,15 @@ def test_the_unzipped_book_runs_code_the_lab_and_learner_mode_from_disk(
     assert len(trained["losses"]) == 3 and trained["status"].startswith("3 of 3 steps done.")
     assert tab.locator(".lab-boundary rect").count() > 0  # the boundary, drawn
     assert how_python_started(tab) == "restored"
+
+    # Part II: a chapter 19 fence runs on both engines, tensor.py as the chapters before built
+    # it; and the home page's link downloads the site's copy of tensor.py.
+    tab.goto((folder / PART_II.with_suffix(".html").name).as_uri(), wait_until="load")
+    tab.wait_for_selector("body[data-notebook=idle]", state="attached")
+    both = fence_with(PART_II, "from tensor import cross_entropy")
+    run(tab, both["line"])
+    assert states(tab)[both["line"]] == "ran", states(tab)
+    assert (folder / "tensor.py").read_bytes() == (ROOT / "tensor.py").read_bytes()
 
     # Learner mode: Check the skeleton engine (the terminal's very table), then a Hint.
     tab.goto((folder / LEARNER_PAGE.replace(".md", ".html")).as_uri(), wait_until="load")

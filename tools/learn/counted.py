@@ -43,11 +43,10 @@ def engine_checks(chapter: Path, engine: frozenset[str], file: str = ENGINE) -> 
     chapter's own ``Value`` class). A check counts if one of its statements runs the
     engine; one that does not parse counts too (it fails whatever the engine).
 
-    ``file``: the engine file whose checks are counted (tensor.py: its fences, and imports
-    from ``tensor``). It cannot flatter: against the skeleton, where every function
-    raises, every counted check fails and every other one passes (tests/test_learner.py
-    runs them all). It does not under-count: the book's own engine passes every check,
-    counted or not.
+    It cannot flatter: against the skeleton, where every function raises, every counted
+    check fails and every other one passes (tests/test_learner.py runs them all). It does
+    not under-count: the book's own engine passes every check, counted or not. (``file``:
+    the engine file counted; of tensor.py, its fences and what imports from ``tensor``.)
     """
     cells = Chapter.read(chapter).cells
     refers = set(engine) if any(cell.fence.engine == file for cell in cells) else set()
@@ -141,11 +140,10 @@ def nothing_to_check(selected: list[Path], engine: Path, docs: Path = DOCS) -> s
     start instead; None if one of them has checks of it."""
     file = engine_for(engine)
     names = engine_names(docs, file)
-    if any(engine_checks(chapter, names, file) for chapter in selected):
+    some = [c for c in chapters(docs) if c.name != "index.md" and engine_checks(c, names, file)]
+    if set(some) & set(selected):
         return None
-    start = next(
-        c for c in chapters(docs) if c.name != "index.md" and engine_checks(c, names, file)
-    )
+    start = some[0]
     said = " and ".join(
         f"chapter {chapter_number(c)}" if chapter_number(c) else c.name for c in selected
     )

@@ -35,8 +35,7 @@ _COMPARE = (  # the first rung's comparison, when no mistake was seen
 @one_at_a_time
 @functools.lru_cache(maxsize=8)
 def book_hints(docs: Path = DOCS, engine: str = ENGINE) -> dict[str, Hint]:
-    """Every hint of the book about the engine file ``engine`` (the one of the engine fence
-    above it), by the function it is about (the first, if two are)."""
+    """Every hint of the book about ``engine``'s functions, by function (the first of two)."""
     found: dict[str, Hint] = {}
     for path in chapters(docs):
         for hint in Chapter.read(path).hints:
@@ -111,9 +110,7 @@ def worked(name: str, docs: Path = DOCS, engine: str = ENGINE) -> str | None:
     return where_in_book(found[0], found[1] + 1) if found else None
 
 
-def shown_where(
-    name: str, seen: dict | None, docs: Path = DOCS, engine: str = ENGINE
-) -> str | None:
+def shown_where(name: str, seen: dict | None, docs=DOCS, engine=ENGINE) -> str | None:
     """Where the book shows the mistake ``seen`` in ``name`` (or, if none was seen, the
     one its hint links to)."""
     made = mistake(seen["mistake"]) if seen else None
@@ -125,18 +122,12 @@ def shown_where(
 
 
 def hint(
-    name: str,
-    level: int,
-    docs: Path = DOCS,
-    seen: dict | None = None,
-    compared=(),
-    engine: str = ENGINE,
+    name: str, level: int, docs=DOCS, seen: dict | None = None, compared=(), engine=ENGINE
 ) -> list[str]:
     """Hint ``level`` (1 to LEVELS) about the engine's function ``name``, as lines;
     ``seen``: the mistake the diagnosis saw in it (tools/learn/mistakes.py ``seen``);
     ``compared``: what the failing check read, with the learner's engine and the book's
-    (tools/learn/compare.py), the example of the last rung when no mistake was seen;
-    ``engine``: the engine file ``name`` is a function of."""
+    (tools/learn/compare.py), the example of the last rung when no mistake was seen."""
     definition = book_definitions(docs, engine).get(name)
     if definition is None:
         return []

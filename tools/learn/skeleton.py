@@ -1,5 +1,4 @@
-"""The skeleton: a learner's micrograd.py (or tensor.py) made from the book's engine file,
-every body a stub."""
+"""The skeleton: a learner's engine file made from the book's, every body a stub."""
 
 from __future__ import annotations
 
@@ -50,8 +49,7 @@ def _stub(name: str, section: str, indent: str) -> list[str]:
 
 
 def skeleton(docs: Path = DOCS, engine: str = ENGINE) -> str:
-    """The text of a learner's micrograd.py (or ``engine``, tensor.py), made from the engine
-    file the chapters in ``docs`` build.
+    """The text of a learner's ``engine`` file, made from the one the chapters in ``docs`` build.
 
     Kept: imports, constants, classes, class-level assignments, decorators, signatures and
     docstrings. Replaced: every function body, by an error naming the section that builds it.
@@ -79,9 +77,7 @@ def skeleton(docs: Path = DOCS, engine: str = ENGINE) -> str:
         edits.append((first - 1, node.end_lineno, stub))
     for start, _, _ in spans:  # the tangler's marker line above each chunk: not the learner's
         edits.append((start - 2, start - 1, []))
-    edits.append(
-        (0, spans[0][0] - 2, [HEADER.format(engine=engine), "\n"])
-    )  # the tangler's header, for ours
+    edits.append((0, spans[0][0] - 2, [HEADER.format(engine=engine), "\n"]))  # our header
     for start, stop, new in sorted(edits, reverse=True):
         lines[start:stop] = new
     return _mark_unused_imports("".join(lines))

@@ -53,15 +53,11 @@ class ChapterResult:
 
 
 def chapter_result(
-    chapter: Path,
-    events: list[dict],
-    stopped: str | None,
-    skipped: frozenset[int] = frozenset(),
-    file: str = ENGINE,
+    chapter: Path, events: list[dict], stopped: str | None, skipped=frozenset(), file=ENGINE
 ) -> ChapterResult:
     """A chapter's score from the events its run reported (``run_chapter``), and why the run
-    stopped early (a timeout, a crash), if it did. ``skipped``: cells that were not run.
-    ``file``: the engine file the learner's stands for."""
+    stopped early (a timeout, a crash), if it did. ``skipped``: cells not run; ``file``: the
+    engine file the learner's stands for."""
     book = Chapter.read(chapter).cells
     counted = engine_checks(chapter, engine_names(engine=file), file)
     lacking = {e["blocked"]: e["why"] for e in events if "blocked" in e}  # an optional module

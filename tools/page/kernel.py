@@ -119,12 +119,9 @@ class Join:
         return moved
 
 
-def engine_module(
-    text: str, name: str, file: str = f"{ENGINE}.py", module: str = ENGINE
-) -> types.ModuleType:
-    """A whole ``micrograd.py`` (``text``), run as a fresh module ``micrograd`` (or
-    ``module``: tensor) whose tracebacks name ``name``: the one way a saved or a learner's
-    engine becomes a module."""
+def engine_module(text: str, name: str, file=f"{ENGINE}.py", module=ENGINE) -> types.ModuleType:
+    """A whole ``micrograd.py`` (``text``), run as a fresh ``module`` whose tracebacks name
+    ``name``: the one way a saved or a learner's engine becomes a module (or tensor.py's)."""
     return Join([Chunk(name, 1, text)], name, file, module).module()
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from tools import ENGINE
+from tools import ENGINES
 
 # the first word of a summary -> the kind of fold (a figure's fold holds its steps)
 KINDS = {"Checks": "checks", "Check": "checks", "Solution": "solution", "Answer": "answer"}
@@ -29,10 +29,11 @@ def label_folds(html_text: str) -> str:
     return _FOLD.sub(label, html_text)
 
 
-_ENGINE_LINK = re.compile(rf"\[(?P<text>[^\]\n]*)\]\((?:\.\./)*{re.escape(ENGINE)}\)")
+_FILES = "|".join(map(re.escape, ENGINES))
+_ENGINE_LINK = re.compile(rf"\[(?P<text>[^\]\n]*)\]\((?:\.\./)*(?P<file>{_FILES})\)")
 
 
 def offer_download(markdown: str) -> str:
-    """``markdown`` (a chapter) with each link to the engine made a link to the site's copy
-    marked ``download``, so a click saves micrograd.py instead of showing it."""
-    return _ENGINE_LINK.sub(rf'<a download href="{ENGINE}">\g<text></a>', markdown)
+    """``markdown`` (a chapter) with each link to an engine file made a link to the site's
+    copy marked ``download``, so a click saves micrograd.py (tensor.py) instead of showing it."""
+    return _ENGINE_LINK.sub(r'<a download href="\g<file>">\g<text></a>', markdown)

@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 from nbformat import v4
 
-from tools import ENGINE, ROOT
+from tools import ENGINE, ENGINES, ROOT
 from tools.chapter import Cell, Chapter, fence_ticks
 from tools.notebook import blockers, engine_before
 from tools.notebook import needs as page_needs
@@ -182,7 +182,7 @@ def _unfolded(chapter: Chapter) -> dict[int, str | None]:
 
 def _links(chapter: Chapter, docs: Path) -> dict[str, str]:
     """What each link and image of the chapter points to in a notebook: chapters to their
-    notebooks (or their pages, if they have none), micrograd.py to the file the first
+    notebooks (or their pages, if they have none), an engine file to the file the first
     cell writes, figures to themselves as data URLs."""
     targets = {}
     for token in chapter.tokens:
@@ -193,8 +193,8 @@ def _links(chapter: Chapter, docs: Path) -> dict[str, str]:
             if target.endswith(".svg") and (docs / target).is_file():
                 data = base64.b64encode((docs / target).read_bytes()).decode()
                 targets[target] = f"data:image/svg+xml;base64,{data}"
-            elif target == f"../{ENGINE}":
-                targets[target] = ENGINE
+            elif target in [f"../{name}" for name in ENGINES]:
+                targets[target] = target.removeprefix("../")
             elif match := _CHAPTER_LINK.fullmatch(target):
                 page = docs / f"{match['stem']}.md"
                 suffix = SUFFIX if page.is_file() and has_notebook(page) else ".html"

@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools import DOCS, ENGINE, ROOT, tangle
+from tools import DOCS, ENGINE, ENGINES, ROOT, tangle
 from tools.chapter import Chapter, chapters
 from tools.figures.from_chapters import FIGURES, nudged, recorded, with_data_in
 from tools.notebook import import_engine
@@ -50,7 +50,8 @@ def page_markdown(path: Path, docs: Path, woven, data: dict | None, warn) -> str
     text, chapter = path.read_text(encoding="utf-8"), Chapter.read(path)
     if data is not None and woven is not None and path in woven.chapters:
         text = _with_used_in(text, chapter, woven, warn)
-    text = text.replace(f"](../{ENGINE})", f"]({ENGINE})")
+    for name in ENGINES:
+        text = text.replace(f"](../{name})", f"]({name})")
     text = math_in_markdown(
         offer_download(label_folds(text)),
         lambda latex, error: warn(f"{path.name}: cannot convert math {latex!r} to MathML: {error}"),
@@ -186,11 +187,12 @@ def fetch(docs: Path, done: Prepared) -> list:
 
 
 def tangled(docs: Path, done: Prepared) -> None:
-    """Tangle the chapters into the engine beside ``docs`` if one was saved; a refusal (both
-    sides edited) says what `sync` would do."""
+    """Tangle the chapters into each engine file beside ``docs`` if one was saved; a refusal
+    (both sides edited) says what `sync` would do."""
     try:
-        said = tangle.update(docs, docs.parent / ENGINE, root=docs.parent)
-        done.news += [f"tangle: {said}"] if said.startswith("wrote") else []
+        for out in tangle.engine_files(docs, None):
+            said = tangle.update(docs, docs.parent / out.name, root=docs.parent)
+            done.news += [f"tangle: {said}"] if said.startswith("wrote") else []
     except tangle.TangleError as error:
         done.warnings.append(f"tangle: {error}")
 
@@ -222,8 +224,9 @@ def prepare(docs: Path = DOCS, tree: Path = ROOT / "build" / "docs", retangle=Fa
 
 
 def _generated(docs: Path, stage: Path, tarballs, done: Prepared) -> None:
-    """The pages, the engine, the filled-in protocol.js and the notebooks, into ``stage``."""
-    shutil.copyfile(ROOT / ENGINE, stage / ENGINE)
+    """The pages, the engines, the filled-in protocol.js and the notebooks, into ``stage``."""
+    for name in ENGINES:
+        shutil.copyfile(ROOT / name, stage / name)
     if (script := stage / runtime.PROTOCOL_JS).exists():  # the messages filled in
         script.write_text(runtime.protocol_script(script.read_text(encoding="utf-8")), "utf-8")
     try:
