@@ -250,39 +250,31 @@ CATALOGUE = [
         ("08-drawing-the-graph.md",), "8. Drawing the graph",
         "docs/08-drawing-the-graph.md, section '3. Find the bug in an edge count'"),
 ]
-# Part II's engine: the tensor mistakes, each caught by the one chapter that builds or uses
-# what it breaks. Not in the diagnosis table below (chapter 16's, about Part I's engine): these
-# are held to more, each named right.
-T17, T18, T19 = (f"{n}.md" for n in ("17-tensors-storage-and-views", "18-broadcasting-and-backward",
-                                      "19-matmul-and-cross-entropy"))
+# Part II's: each caught by one chapter and named right (not in chapter 16's table, of Part I).
+T17, T18, T19 = (f"{n}.md" for n in ("17-tensors-storage-and-views", "18-broadcasting-and-"
+                                      "backward", "19-matmul-and-cross-entropy"))
 TENSOR = [Bug(*bug[:4], (bug[4],), bug[5], engine="tensor.py") for bug in [
     ("Tensor._elementwise", "a broadcast operand's gradient not summed, assigned",
      "t._g[index[k]] += d * g[k]", "t._g[index[k]] = d * g[k]", T18, "Backward on tensors"),
-    ("Tensor._groups", "reduces the mirror axis, not the one asked",
-     "axes = {a % len(self.shape) for a in axes}",
-     "axes = {len(self.shape) - 1 - a % len(self.shape) for a in axes}",
-     T18, "Reductions, and keepdims"),
-    ("Tensor.__matmul__", "the first operand's gradient G @ B, B not transposed",
-     "self._g[i * k + t] += b[t * m + j] * gij", "self._g[i * k + t] += b[j * k + t] * gij",
-     T19, "The matrix product"),
+    ("Tensor._groups", "reduces the mirror axis", "{a % len(self.shape) for a in axes}",
+     "{len(self.shape) - 1 - a % len(self.shape) for a in axes}", T18, "Reductions, and keepdims"),
+    ("Tensor.__matmul__", "the first operand's gradient G @ B: B not transposed",
+     "b[t * m + j] * gij", "b[j * k + t] * gij", T19, "The matrix product"),
     ("Tensor.permute", "the strides ignored: a permuted view read as contiguous",
-     "strides = [self.strides[a] for a in axes]", "strides = contiguous_strides(shape)",
-     T17, "Views share storage"),
+     "[self.strides[a] for a in axes]", "contiguous_strides(shape)", T17, "Views share storage"),
     ("Tensor.reshape", "reshapes a non-contiguous view without copying it",
      "source = self.contiguous()", "source = self", T17, "Views share storage"),
     ("Tensor.mean", "keepdims lost: the mean no longer broadcasts back",
-     "total = self.sum(axis, keepdims)", "total = self.sum(axis)",
-     T18, "Reductions, and keepdims"),
+     "total = self.sum(axis, keepdims)", "total = self.sum(axis)", T18, "Reductions, and keepdims"),
     ("Tensor.backward", "runs twice: never spends the graph",
-     "                node._backward = None  # spent: this graph cannot be run backward again\n",
-     "", T18, "Backward on tensors"),
-    ("Tensor._elementwise", "writes its result into its input's storage",
-     "        strides = contiguous_strides(shape)\n        return Tensor._node(out,",
-     "        if self.shape == shape and self.is_contiguous() and not self.offset:\n"
-     "            self.data[:] = out  # no new storage\n            out = self.data\n"
-     "        strides = contiguous_strides(shape)\n        return Tensor._node(out,",
-     T18, "Reductions, and keepdims"),
+     "node._backward = None  # spent: this graph", "pass  #", T18, "Backward on tensors"),
+    ("Tensor._elementwise", "writes its result into its input's storage", "strides = "
+     "contiguous_strides(shape)\n        return Tensor._node(out,", "if self.shape == shape and "
+     "self.is_contiguous():\n            self.data[:], out = out, self.data  # no new storage\n"
+     "        strides = contiguous_strides(shape)\n        return Tensor._node(out,", T18,
+     "Reductions, and keepdims"),
 ]]
+# fmt: on
 # fmt: on
 
 QUICK = {  # a few run in `dev.py check` too

@@ -132,22 +132,6 @@ def test_the_three_rungs_differ_for_every_function():
 NAME = re.compile(r"[\w.]+")  # what a rule may put in backticks: a name, not an expression
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_each_hint_names_every_refusal_its_function_makes(engine):
-    """A refusal the checks require is in the rule: each exception the book's function
-    raises, itself or through the engine's own helpers (check_size), is named in its hint."""
-    definitions, hints = book_definitions(engine=engine), book_hints(engine=engine)
-    raised = {
-        name: set(re.findall(r"raise (\w+Error)\(", d.source)) for name, d in definitions.items()
-    }
-    for name, h in hints.items():
-        helpers = {d for d in definitions if d.startswith("check_")}  # refusals alone
-        calls = set(re.findall(r"\b(\w+)\(", definitions[name].source)) & helpers
-        wanted = raised[name].union(*(raised[c] for c in calls if c != name))
-        missing = sorted(e for e in wanted if f"`{e}`" not in h.text)
-        assert not missing, f"{h.path.name}:{h.line}: the hint for {name} leaves out {missing}"
-
-
 # Each refusal of each function (a piece of its raise, or a helper it calls to refuse) and
 # what its hint must say of it. A refusal added to the engine fails the test until its
 # function's hint names it, and a line here says where.
@@ -201,32 +185,23 @@ REFUSED = {
     },
     "graph_dot": {"under a Value": "not a `Value`"},
 }
+# fmt: off
 TENSOR_REFUSED = {  # the same for tensor.py
-    "shape_of": {
-        "real numbers": "not a real number",
-        "finite numbers": "not finite",
-        "at least one number": "An empty list",
-        "ragged": "ragged",
-    },
-    "Tensor.item": {"item() needs": "more than one element"},
-    "Tensor.permute": {"is not an order": "not an order of the axes"},
-    "Tensor.reshape": {"cannot reshape": "another count of elements"},
-    "Tensor.broadcast_shape": {"do not broadcast": "do not broadcast"},
-    "Tensor._elementwise": {"too large for a float": "too large for a float"},
+    "shape_of": {"real numbers": "not a real number", "finite numbers": "not finite",
+                 "at least one number": "An empty list", "ragged": "ragged"},
+    "Tensor.item": {"item() needs": "more than one"}, "Tensor.permute": {"order": "not an order"},
+    "Tensor.reshape": {"reshape": "another count"}, "Tensor._groups": {"range": "out of range"},
+    "Tensor.broadcast_shape": {"broadcast": "do not"}, "Tensor.log": {"positive": "0 or less"},
+    "Tensor._elementwise": {"too large": "too large"}, "Tensor.exp": {"too large": "too large"},
     "Tensor.__truediv__": {"division by zero": "a divisor holding a 0"},
     "Tensor.__pow__": {"constant int or float": "a `bool`", "is not a real number": "not a real"},
-    "Tensor.exp": {"too large": "too large for a float"},
-    "Tensor.log": {"positive inputs": "0 or less"},
-    "Tensor._groups": {"out of range": "out of range"},
     "Tensor.backward": {"starts from one element": "more than one", "USED_GRAPH": "spent"},
     "Tensor.__matmul__": {"matmul of": "inner sizes agree"},
-    "cross_entropy": {
-        "takes logits of shape": "not two axes",
-        "targets for logits": "a count of targets",
-        "class index": "not a class index",
-    },
+    "cross_entropy": {"takes logits of shape": "not two axes", "targets for logits": "a count of "
+                      "targets", "class index": "not a class index"},
     "Layer.__init__": {"activation must be one of": "a key of `ACTIVATIONS`"},
 }
+# fmt: on
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -247,7 +222,13 @@ def test_every_function_of_the_skeleton_has_a_hint_naming_each_refusal_its_check
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") in helpers - {name}
         ]
         said = (TENSOR_REFUSED if engine == "tensor.py" else REFUSED).get(name, {})
-        h = hints[name]
+        h, raises = hints[name], r"raise (\w+Error)\("  # each exception, named in the hint too
+        raised = re.findall(raises, definition.source) + [  # itself, or through a helper
+            e for c in helpers - {name} if f"{c}(" in definition.source
+            for e in re.findall(raises, definitions[c].source)
+        ]  # fmt: skip
+        missing = sorted({e for e in raised if f"`{e}`" not in h.text})
+        assert not missing, f"{h.path.name}:{h.line}: the hint for {name} leaves out {missing}"
         for refusal in refusals:
             pieces = [piece for piece in said if piece in refusal]
             assert len(pieces) == 1, f"{name}: give {refusal!r} one line in REFUSED"

@@ -1,7 +1,6 @@
-"""Learner mode for Part II: a file named tensor.py stands for the book's tensor.py, through
-the same machinery as Part I's (tools.engine_for). Its skeleton fails every check chapters 17
-to 20 count and passes every other one; the book's tensor.py, copied, passes them all; the
-table names the first function to write; `learn` on it says no chapter of Part I is run."""
+"""Learner mode for Part II: a file named tensor.py stands for the book's (tools.engine_for).
+Its skeleton fails every check chapters 17 to 20 count and passes every other one; the book's
+tensor.py, copied, passes them all; pytest's --engine and `learn` take it too."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ import shutil
 
 import pytest
 
-from tests.test_learner import blocked_here, functions, outcomes
+from tests.test_learner import blocked_here, functions, outcomes, pytest_on
 from tools import DOCS, ROOT
 from tools.chapter import Chapter
 from tools.learn.child import check
@@ -45,16 +44,16 @@ def test_the_tensor_skeleton_fails_exactly_the_counted_checks_and_the_book_s_pas
     results = check(skeleton, PART_II)
     assert sum(r.checks for r in results) > 0 == sum(r.passed for r in results)
     assert results[0].failure.fix == "Tensor.__init__", progress_table(results, "tensor.py")
-    copy = tmp_path / "copy" / "tensor.py"
-    copy.parent.mkdir()
-    shutil.copyfile(ROOT / "tensor.py", copy)
+    shutil.copyfile(ROOT / "tensor.py", copy := tmp_path / "tensor.py")
     results = check(copy, PART_II)
     assert all(r.failure is None and r.passed == r.checks > 0 for r in results), results
 
 
-def test_learn_on_a_tensor_py_counts_only_part_ii(tmp_path, capsys):
-    copy = tmp_path / "tensor.py"
-    shutil.copyfile(ROOT / "tensor.py", copy)
-    assert main(["learn", str(copy), "--chapter", "2"]) == 2
+def test_pytest_and_learn_run_part_ii_alone_against_the_tensor_py_given(tmp_path, capsys):
+    write_skeleton(tmp_path / "tensor.py")
+    done = pytest_on(PART_II[0], "--engine", str(tmp_path / "tensor.py"))
+    assert done.returncode == 1, done.stdout
+    assert "NotImplementedError: Tensor.__init__ is yours to write" in done.stdout
+    assert main(["learn", str(tmp_path / "tensor.py"), "--chapter", "2"]) == 2
     said = capsys.readouterr().err
     assert "chapter 2 has no checks of your engine" in said and "--chapter 17" in said, said

@@ -82,7 +82,7 @@ def pytest_addoption(parser):
         "--engine",
         default=os.environ.get(ENGINE_VARIABLE) or None,
         metavar="PATH",
-        help=f"run the chapters against this micrograd.py, not the book's engine fences "
+        help=f"run the chapters against this micrograd.py (or tensor.py), not the book's fences "
         f"(default: ${ENGINE_VARIABLE})",
     )
 

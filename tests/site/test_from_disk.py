@@ -91,12 +91,10 @@ def test_the_unzipped_book_runs_code_the_lab_and_learner_mode_from_disk(
     assert tab.locator(".lab-boundary rect").count() > 0  # the boundary, drawn
     assert how_python_started(tab) == "restored"
 
-    # Part II: a chapter 19 fence runs on both engines, tensor.py as the chapters before built
-    # it; and the home page's link downloads the site's copy of tensor.py.
+    # Part II: a chapter 19 fence runs on both engines; the site's tensor.py is the book's.
     tab.goto((folder / PART_II.with_suffix(".html").name).as_uri(), wait_until="load")
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
-    both = fence_with(PART_II, "from tensor import cross_entropy")
-    run(tab, both["line"])
+    run(tab, (both := fence_with(PART_II, "from tensor import cross_entropy"))["line"])
     assert states(tab)[both["line"]] == "ran", states(tab)
     assert (folder / "tensor.py").read_bytes() == (ROOT / "tensor.py").read_bytes()
 
