@@ -80,10 +80,10 @@ def _python_file(path: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="learner", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    write = commands.add_parser("skeleton", help="write a micrograd.py for you to fill in")
+    write = commands.add_parser("skeleton", help="write a micrograd.py (or tensor.py) to fill in")
     write.add_argument("--force", action="store_true", help="replace the file if it exists")
     learn = commands.add_parser("learn", help="run the book's checks against your micrograd.py")
-    path_help = f"your micrograd.py (or its folder; default {DEFAULT_PATH.as_posix()})"
+    path_help = f"your micrograd.py or its folder, or tensor.py (default {DEFAULT_PATH.as_posix()})"
     for command in (write, learn):
         command.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH, help=path_help)
     learn.add_argument(
