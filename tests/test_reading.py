@@ -20,6 +20,7 @@ from tools import ENGINES, ROOT
 from tools.chapter import OUTPUT, Chapter, Fence, chapter_number, chapters, is_python
 from tools.figures.from_chapters import FIGURES, FOLDER
 
+ENGINE_MODULES = {Path(name).stem for name in ENGINES}  # micrograd, tensor
 PAGES = chapters(ROOT / "docs")
 VISIBLE_CHECKS_BUDGET = 50  # assert / pytest.raises lines left in the reading flow, book-wide
 CHECK_LINE = re.compile(r"^\s*(assert\b|with pytest\.raises\b)")
@@ -63,21 +64,20 @@ def test_checks_stay_out_of_the_reading_flow():
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
 def test_what_a_reader_sees_imports_only_the_engines_and_the_standard_library(page):
-    engines = {Path(name).stem for name in ENGINES}  # micrograd, tensor
     for fence in python_fences(page):
         if fence.folded:
             continue
         assert fence.names.parses, f"{page.name}:{fence.opening}: a fence that does not parse"
         for name in fence.names.imports:  # a method alone is read too (tools/chapter.py)
             top = name.split(".")[0]
-            assert top in engines or top in sys.stdlib_module_names, (
+            assert top in ENGINE_MODULES or top in sys.stdlib_module_names, (
                 f"{page.name}:{fence.opening}: a fence in the reading flow imports {name}; "
                 "a reader copying it has only the engines and the standard library "
                 "(move it into a folded check, or draw it as a figure)"
             )
 
 
-# What a folded fence may import beyond micrograd and the standard library: its checks use
+# What a folded fence may import beyond the engines and the standard library: its checks use
 # pytest, a comparison with PyTorch, folded under exactly this summary, uses torch, and
 # property-based checks, under theirs, use Hypothesis (each is skipped, saying why, where
 # it is not installed: tools/notebook.py's OPTIONAL).
@@ -95,11 +95,11 @@ def test_a_folded_fence_imports_pytest_torch_and_hypothesis_only_where_it_says_s
             continue  # the test above
         for name in fence.names.imports:
             top = name.split(".")[0]
-            if top == "micrograd" or top in sys.stdlib_module_names:
+            if top in ENGINE_MODULES or top in sys.stdlib_module_names:
                 continue
             assert top in FOLDED_IMPORTS, (
                 f"{page.name}:{fence.opening}: a folded fence imports {name}; the book's "
-                "fences import only micrograd, the standard library, pytest in checks, "
+                "fences import only the engines, the standard library, pytest in checks, "
                 f"torch under <summary>{FOLDED_IMPORTS['torch']}</summary> and hypothesis "
                 f"under <summary>{FOLDED_IMPORTS['hypothesis']}</summary>"
             )
