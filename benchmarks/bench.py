@@ -39,7 +39,15 @@ from subprocess import PIPE
 
 if __package__ in (None, ""):  # run as a script: the repository's packages importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.workers import ENGINES, HERE, ORIGINAL_VENV, ROOT, initial_parameters, two_moons
+from benchmarks.workers import (
+    BATCHED,
+    ENGINES,
+    HERE,
+    ORIGINAL_VENV,
+    ROOT,
+    initial_parameters,
+    two_moons,
+)
 
 ORIGINAL_PACKAGE = "micrograd==0.1.0"
 RESULTS = HERE / "results.json"
@@ -165,7 +173,7 @@ def main(argv=None) -> int:
         engines["original"] = original_python()
     else:
         log(f"--offline, and {ORIGINAL_VENV.relative_to(ROOT)} is not ready: no original column")
-    engines["ours"] = sys.executable
+    engines["ours"] = engines["tensor"] = sys.executable
     if torch_version():
         engines |= {"torch scalar": sys.executable, "torch batched": sys.executable}
     else:
@@ -301,7 +309,7 @@ def report(workers, sizes, n_params) -> tuple[int, dict]:
     # (c) a deep chain: forward and backward through chain_nodes operation nodes
     log(f"chain of {chain_nodes:,} nodes")
     for n in names:
-        if n == "torch batched":
+        if n in BATCHED:
             results[n]["chain"] = None  # a chain of scalars has nothing to batch
             continue
         limit = None
@@ -410,6 +418,9 @@ def report(workers, sizes, n_params) -> tuple[int, dict]:
             vs = [results["torch scalar"][k] / ours[k] for k in ("step", "step after collect")]
             shown = " / ".join(f"{r:.3g}x" for r in vs)
             print(f"  >= 10x faster than torch scalar:    {shown}  {_ok(min(vs) >= 10)}")
+        vs = [ours[k] / results["tensor"][k] for k in ("step", "step after collect")]
+        shown = " / ".join(f"{r:.3g}x" for r in vs)
+        print(f"  tensor.py >= 10x faster than ours:  {shown}  {_ok(min(vs) >= 10)}")
         small = _ok(ours["bytes"] <= 250)
         print(f"  <= 250 bytes per node:              {ours['bytes']:.0f}  {small}")
         chain_ok = ours.get("chain") is not None

@@ -234,12 +234,56 @@ class TorchBatched(TorchScalar):
         return [t.grad[index].item() for t, index in self._flat_views()]
 
 
+class OursTensor(TorchScalar):
+    """This repository's tensor.py (chapter 20): one node per operation on the whole batch."""
+
+    def __init__(self, params):
+        sys.path.insert(0, str(ROOT))
+        import tensor
+
+        self.Tensor = tensor.Tensor
+        kinds = {"activation": "relu", "output_activation": "linear"}
+        self.model = tensor.MLP(SIZES[0], list(SIZES[1:]), seed=0, **kinds)
+        self.params = self.model.parameters()
+        self.weights = [layer.w for layer in self.model.layers]  # no flat .params for demo
+        self.set_parameters(params)
+
+    def _flat_views(self):  # w (nin, nout) holds a neuron per column, row-major
+        for layer in self.model.layers:
+            nin, nout = layer.w.shape
+            for j in range(nout):
+                yield from ((layer.w, i * nout + j) for i in range(nin))
+                yield layer.b, j
+
+    def set_parameters(self, values):
+        for (t, index), v in zip(self._flat_views(), values):
+            t.data[index] = v
+
+    def loss(self, points, labels):
+        scores = self.model(self.Tensor(points))
+        minus_y = self.Tensor([[-y] for y in labels])
+        data_loss = (1 + minus_y * scores).relu().sum() * (1.0 / len(labels))
+        return data_loss + ALPHA * sum((p * p).sum() for p in self.params), scores.values()
+
+    def zero_grad(self):  # backward() sets every leaf's .grad afresh
+        pass
+
+    def gradients(self):
+        return [t.grad.data[index] for t, index in self._flat_views()]
+
+    def update(self, lr):
+        for p in self.params:
+            p.data[:] = [d - lr * g for d, g in zip(p.data, p.grad.values())]
+
+
 ENGINES = {
     "original": Original,
     "ours": Ours,
     "torch scalar": TorchScalar,
     "torch batched": TorchBatched,
+    "tensor": OursTensor,
 }
+BATCHED = ("torch batched", "tensor")  # a chain of scalars has nothing to batch
 
 
 class Worker:
