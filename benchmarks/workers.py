@@ -241,35 +241,31 @@ class OursTensor(TorchScalar):
         sys.path.insert(0, str(ROOT))
         import tensor
 
-        self.Tensor = tensor.Tensor
-        kinds = {"activation": "relu", "output_activation": "linear"}
+        self.Tensor, kinds = tensor.Tensor, {"activation": "relu", "output_activation": "linear"}
         self.model = tensor.MLP(SIZES[0], list(SIZES[1:]), seed=0, **kinds)
-        self.params = self.model.parameters()
-        self.weights = [layer.w for layer in self.model.layers]  # no flat .params for demo
+        self.params = self.model.parameters()  # w (nin, nout), a neuron a column; b (nout,)
+        self.weights = [(p, p.shape[1]) for p in self.params[::2]]  # the demo: no flat params
         self.set_parameters(params)
 
-    def _flat_views(self):  # w (nin, nout) holds a neuron per column, row-major
-        for layer in self.model.layers:
-            nin, nout = layer.w.shape
-            for j in range(nout):
-                yield from ((layer.w, i * nout + j) for i in range(nin))
-                yield layer.b, j
+    def _flat(self, grad=False):  # (list, index) per parameter, in the scalar engines' order
+        for (w, m), b in zip(self.weights, self.params[1::2]):
+            w, b = (w.grad, b.grad) if grad else (w, b)
+            for j in range(m):
+                yield from ((w.data, i * m + j) for i in range(w.shape[0]))
+                yield b.data, j
 
     def set_parameters(self, values):
-        for (t, index), v in zip(self._flat_views(), values):
-            t.data[index] = v
+        for (data, index), v in zip(self._flat(), values):
+            data[index] = v
 
     def loss(self, points, labels):
         scores = self.model(self.Tensor(points))
-        minus_y = self.Tensor([[-y] for y in labels])
-        data_loss = (1 + minus_y * scores).relu().sum() * (1.0 / len(labels))
-        return data_loss + ALPHA * sum((p * p).sum() for p in self.params), scores.values()
-
-    def zero_grad(self):  # backward() sets every leaf's .grad afresh
-        pass
+        data_loss = (1 + self.Tensor([[-y] for y in labels]) * scores).relu().sum()
+        reg_loss = ALPHA * sum((p * p).sum() for p in self.params)
+        return data_loss * (1.0 / len(labels)) + reg_loss, scores.values()
 
     def gradients(self):
-        return [t.grad.data[index] for t, index in self._flat_views()]
+        return [data[index] for data, index in self._flat(grad=True)]
 
     def update(self, lr):
         for p in self.params:
@@ -283,7 +279,6 @@ ENGINES = {
     "torch batched": TorchBatched,
     "tensor": OursTensor,
 }
-BATCHED = ("torch batched", "tensor")  # a chain of scalars has nothing to batch
 
 
 class Worker:
