@@ -460,7 +460,7 @@ def test_a_learner_engine_with_a_planted_bug_fails_to_learn_and_the_lab_says_so(
     try:
         tab.reload(wait_until="load")
         tab.wait_for_selector(".lab[data-state=idle]")
-        tab.locator(".lab-engine").select_option("learner")
+        tab.locator(".lab-source").select_option("learner")
         fill(tab, rate="1.0", steps=str(STEPS), seed="0")
         tab.locator(".lab-train").click()
         tab.wait_for_function(f"{FRAME} && {FRAME}.done")
@@ -484,8 +484,8 @@ def test_the_lab_fits_and_shows_in_light_dark_and_on_a_phone(tab, look, tmp_path
     tab.evaluate("scheme => { document.body.dataset.mdColorScheme = scheme; }", scheme)
     tab.set_viewport_size(PHONE if look == "phone" else DESKTOP)
     try:
-        if tab.locator(".lab-engine-choice").is_visible():  # left by the planted bug's test
-            tab.locator(".lab-engine").select_option("page")
+        if tab.locator(".lab-source-choice").is_visible():  # left by the planted bug's test
+            tab.locator(".lab-source").select_option("page")
         press(tab, "reset")
         lab = tab.locator(".lab")
         lab.scroll_into_view_if_needed()
