@@ -74,16 +74,12 @@ def score(layers: list, point) -> float:
     """The network's output at ``point``, in plain floats, summed in the engine's order."""
     values = list(point)
     for rows, biases, activation in layers:
-        out = []
+        sums = []
         for row, total in zip(rows, biases):
             for w, x in zip(row, values):
                 total += w * x
-            if activation == "relu":
-                total = total if total > 0 else 0.0
-            elif activation == "tanh":
-                total = math.tanh(total)
-            out.append(total)
-        values = out
+            sums.append(total)
+        values = activate(sums, activation)
     return values[0]
 
 

@@ -161,19 +161,9 @@ def settings(given: dict) -> Settings:
 
 def typed(chosen: Settings) -> dict:
     """The settings as the page's fields show them (the inverse of ``settings``)."""
-    return {
-        "rate": repr(chosen.rate),
-        "steps": str(chosen.steps),
-        "seed": str(chosen.seed),
-        "decay": "0" if chosen.decay == 0 else repr(chosen.decay),
-        "hidden": ", ".join(map(str, chosen.hidden)) or "none",
-        "activation": chosen.activation,
-        "dataset": chosen.dataset,
-        "curve": chosen.curve,
-        "noise": repr(chosen.noise),
-        "points": str(chosen.points),
-        "engine": chosen.engine,
-    }
+    shown = {name: str(getattr(chosen, name)) for name in BOOK}  # ints and words as they are
+    shown["decay"] = "0" if chosen.decay == 0 else repr(chosen.decay)
+    return shown | {"hidden": ", ".join(map(str, chosen.hidden)) or "none"}
 
 
 def added_points(text: str) -> list[tuple[float, float, float]]:
