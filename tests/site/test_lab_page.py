@@ -101,6 +101,12 @@ def test_the_book_settings_give_the_chapters_losses_and_pause_stops(tab, book): 
     assert tab.locator(".lab-status").bounding_box()["height"] <= 1  # and not shown twice
     assert tab.locator(".lab-boundary rect").count() > 0
     assert tab.locator(".lab-network line").count() == 2 * 16 + 16 * 16 + 16
+    assert tab.locator(".lab-speed").text_content() == stepped["speed"] != ""
+    tab.locator(".lab-engine").select_option("tensor")  # the same network, on tensors
+    press(tab, "step")
+    on_tensors = frame(tab)  # the page's floats: within 1e-9 of the chapter's, as above
+    assert on_tensors["losses"] == pytest.approx(book["losses"][:1], rel=1e-9, abs=0)
+    assert "engine=tensor" in tab.url and "the tensor engine" in on_tensors["speed"]
     assert one_python(tab) and requests_for(tab, "pyodide.asm.wasm") == 1
 
 
