@@ -7,38 +7,9 @@
     .venv/bin/python -m benchmarks.page --lab [SITE]      # only the two-moons lab
     .venv/bin/python -m benchmarks.page --start [SITE]    # only Python's start (start())
 
-Measured (in the page, with performance.now(), median of REPEATS):
-
-* step: a click on Next to the figure showing the step (chapter 3's careless walks);
-* live redraw: chapter 3's figure drawn again from an edited fence, from the moment that
-  fence's status says it ran to the new figure in place (Graphviz loaded the first time,
-  so the first redraw is reported apart);
-* what drawing adds to the site: the size of Graphviz (assets/viz/viz.js) and of the
-  Python the page loads to draw; and what a page that never draws live loads of either;
-* Python's start: a click on Run of a chapter's first fence to that fence's status saying
-  it ran, on a first chapter (nothing cached), then on the next chapters of the same visit
-  (reached by the page's own "next" link, as a reader would: served, Material's instant
-  navigation swaps the page in, and the Python of the first chapter serves the next ones);
-  and how many times the visit asked for the worker and for Python's WebAssembly.
-
-And the tab's memory (``--memory``: only that), over one visit in a fresh browser: every
-page from the first, by the footer's "next" links, with Run all on each page that has
-it, and a Check of chapter 2 in learner mode; then five returns to learner mode's chapter
-(its "previous" link, then "next"), each with a Check. Two figures after each step: the
-resident memory (RSS) of the browser's renderer processes, read from /proc (the page and
-its workers, Python's WebAssembly included, live there), and the page's own JavaScript
-heap in use after a garbage collection (Chrome DevTools Protocol, Performance.getMetrics:
-JSHeapUsedSize; the workers' heaps are not in it). Debian's headless Chromium gives no
-performance.measureUserAgentSpecificMemory() without cross-origin isolation, which the
-site is not served with.
-
-And the two-moons lab (``--lab``: only that), in a fresh browser, the book's settings:
-training steps a second and redraws of the boundary and network a second while Train runs
-(from step 0 to the last, after the lab has started), the longest gap between two of the
-page's animation frames meanwhile (is the page responsive?), and Pause: from the click
-to the lab standing still (the slice in progress answered), REPEATS times; then one step
-taken apart: Next, from the click to the next part's sentence shown, 3 x REPEATS times.
-The unit maps are drawn with every redraw.
+Each mode's measures (in the page, with performance.now(), medians of REPEATS; the tab's
+memory from /proc and DevTools' JSHeapUsedSize) and the runs recorded: benchmarks/README.md,
+"The page", written once there.
 
 The machine may be shared: look at the load average printed with the results.
 """

@@ -234,11 +234,50 @@ class TorchBatched(TorchScalar):
         return [t.grad[index].item() for t, index in self._flat_views()]
 
 
+class OursTensor(TorchScalar):
+    """This repository's tensor.py (chapter 20): one node per operation on the whole batch."""
+
+    def __init__(self, params):
+        sys.path.insert(0, str(ROOT))
+        import tensor
+
+        self.Tensor, kinds = tensor.Tensor, {"activation": "relu", "output_activation": "linear"}
+        self.model = tensor.MLP(SIZES[0], list(SIZES[1:]), seed=0, **kinds)
+        self.params = self.model.parameters()  # w (nin, nout), a neuron a column; b (nout,)
+        self.weights = [(p, p.shape[1]) for p in self.params[::2]]  # the demo: no flat params
+        self.set_parameters(params)
+
+    def _flat(self, grad=False):  # (list, index) per parameter, in the scalar engines' order
+        for (w, m), b in zip(self.weights, self.params[1::2]):
+            w, b = (w.grad, b.grad) if grad else (w, b)
+            for j in range(m):
+                yield from ((w.data, i * m + j) for i in range(w.shape[0]))
+                yield b.data, j
+
+    def set_parameters(self, values):
+        for (data, index), v in zip(self._flat(), values):
+            data[index] = v
+
+    def loss(self, points, labels):
+        scores = self.model(self.Tensor(points))
+        data_loss = (1 + self.Tensor([[-y] for y in labels]) * scores).relu().sum()
+        reg_loss = ALPHA * sum((p * p).sum() for p in self.params)
+        return data_loss * (1.0 / len(labels)) + reg_loss, scores.values()
+
+    def gradients(self):
+        return [data[index] for data, index in self._flat(grad=True)]
+
+    def update(self, lr):
+        for p in self.params:
+            p.data[:] = [d - lr * g for d, g in zip(p.data, p.grad.values())]
+
+
 ENGINES = {
     "original": Original,
     "ours": Ours,
     "torch scalar": TorchScalar,
     "torch batched": TorchBatched,
+    "tensor": OursTensor,
 }
 
 

@@ -110,16 +110,16 @@ def test_the_results_say_where_when_and_how(results):
 
 def test_every_workload_ran_on_every_engine_at_smoke_sizes(results):
     engines = results["engines"]
-    expected = {"ours"} | ({"original"} if HAS_ORIGINAL else set())
+    expected = {"ours", "tensor"} | ({"original"} if HAS_ORIGINAL else set())
     expected |= {"torch scalar", "torch batched"} if HAS_TORCH else set()
     assert set(engines) == expected
     for name, measured in engines.items():
         micrograd = name in ("original", "ours")
         assert set(measured) == WORKLOADS | (MEMORY if micrograd else set()), name
         for key, value in measured.items():
-            if not (name == "torch batched" and key == "chain"):  # nothing to batch in a chain
+            if not (name in bench.BATCHED and key == "chain"):  # nothing to batch in a chain
                 assert isinstance(value, float), (name, key, value)
-    assert engines.get("torch batched", {}).get("chain") is None
+    assert [engines.get(name, {}).get("chain") for name in bench.BATCHED] == [None, None]
     assert results["sizes"] == {"mode": "smoke", **bench.MODES["smoke"]}
     failed = [note for note in results["notes"] if "failed" in note]
     assert not failed, failed  # the chain's gradient is checked inside each worker
@@ -153,8 +153,9 @@ def test_ours_agrees_with_the_reference_within_the_stated_tolerance(run, results
     assert agreement["demo max parameter difference"] <= tolerance
     demo = agreement["demo"]
     assert set(demo) == set(results["engines"])
-    assert abs(demo["ours"]["loss"] - demo[reference]["loss"]) <= tolerance
-    assert demo["ours"]["accuracy"] == demo[reference]["accuracy"]
+    for engine in ("ours", "tensor"):  # both of this repository's engines train alike
+        assert abs(demo[engine]["loss"] - demo[reference]["loss"]) <= tolerance, engine
+        assert demo[engine]["accuracy"] == demo[reference]["accuracy"], engine
     assert f"ours equals {reference} within 1e-12: yes" in run.stdout
 
 

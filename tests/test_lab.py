@@ -69,6 +69,22 @@ def test_the_book_settings_give_the_chapters_losses_exactly(book):
     assert frame["status"].startswith(f"{STEPS} of 100 steps done. Step {STEPS - 1}: loss ")
 
 
+def test_the_tensor_engine_gives_the_same_losses_and_says_which_engine_is_faster(book):
+    tensor = {**lab.BOOK, "engine": "tensor"}
+    opened(settings=tensor)
+    frames = [ask("step", settings=tensor)["frame"] for _ in range(STEPS)]
+    losses, last = frames[-1]["losses"], frames[-1]
+    assert all(abs(a - b) <= 1e-9 * b for a, b in zip(losses, book["losses"], strict=True))
+    assert last["accuracies"] == book["accuracies"] and last["address"] == "?engine=tensor"
+    assert re.fullmatch(r"\d+\.\d steps a second on the tensor engine, tensor\.", last["speed"])
+    assert "scalar engine" in ask("weight", settings=tensor, which="1, 1, 1")["refused"]
+    assert ask("draw")["frame"]["note"].endswith("at step 0, on the scalar engine, micrograd.")
+    scalar = [ask("step")["frame"] for _ in range(2)][-1]["speed"]  # both engines have run
+    said = r"\d+\.\d steps a second on the scalar engine, micrograd\. At these settings, "
+    faster = r"(tensor|scalar) engine: \d+\.\d times as fast a step as the (scalar|tensor) one\."
+    assert re.fullmatch(said + faster, scalar), scalar
+
+
 def test_another_rate_gives_what_the_chapters_functions_give(book):
     settings = {"rate": "3.0", "steps": "100", "seed": "0"}
     opened(settings=settings)
@@ -346,6 +362,7 @@ def test_an_address_reproduces_the_run():
         ("hidden", "4, 4, 4, 4", "The hidden layers must be 0 to 3 sizes from 1 to 16"),
         ("hidden", "4; x", "The hidden layers must be 0 to 3 sizes from 1 to 16"),
         ("activation", "sigmoid", "The activation must be relu (the book's) or tanh"),
+        ("engine", "numpy", "The engine must be micrograd (the book's, a node per number) or"),
         ("noise", "inf", "The noise must be a number from 0 to 1"),
         ("points", "7", "The number of points must be a whole number from 8 to 1000"),
         ("points", "many", "The number of points must be a whole number from 8 to 1000"),

@@ -254,12 +254,14 @@ CATALOGUE = [
 T17, T18, T19 = (f"{n}.md" for n in ("17-tensors-storage-and-views", "18-broadcasting-and-"
                                       "backward", "19-matmul-and-cross-entropy"))
 TENSOR = [Bug(*bug[:4], (bug[4],), bug[5], engine="tensor.py") for bug in [
-    ("Tensor._elementwise", "a broadcast operand's gradient not summed, assigned",
-     "t._g[index[k]] += d * g[k]", "t._g[index[k]] = d * g[k]", T18, "Backward on tensors"),
+    ("Tensor._elementwise", "a repeated operand's gradient not summed: its first repeat kept",
+     "d = [sum(d[i :: t.size]) for i in range(t.size)]", "d = d[: t.size]", T18,
+     "Backward on tensors"),
     ("Tensor._groups", "reduces the mirror axis", "{a % len(self.shape) for a in axes}",
      "{len(self.shape) - 1 - a % len(self.shape) for a in axes}", T18, "Reductions, and keepdims"),
     ("Tensor.__matmul__", "the first operand's gradient G @ B: B not transposed",
-     "b[t * m + j] * gij", "b[j * k + t] * gij", T19, "The matrix product"),
+     "products(rows(g, m), rows(b, m))", "products(rows(g, m), columns(b, m))", T19,
+     "The matrix product"),
     ("Tensor.permute", "the strides ignored: a permuted view read as contiguous",
      "[self.strides[a] for a in axes]", "contiguous_strides(shape)", T17, "Views share storage"),
     ("Tensor.reshape", "reshapes a non-contiguous view without copying it",
@@ -284,7 +286,7 @@ QUICK = {  # a few run in `dev.py check` too
     "Value.backward: pushes by assigning, = for +=, in its own loop",
     "Value.backward: never spends the graph (pytest.raises sees nothing raised)",
     "Value.backward: refuses a spent graph only at its root, after pushing",
-    "Tensor._elementwise: a broadcast operand's gradient not summed, assigned",
+    "Tensor._elementwise: a repeated operand's gradient not summed: its first repeat kept",
 }
 
 

@@ -101,6 +101,12 @@ def test_the_book_settings_give_the_chapters_losses_and_pause_stops(tab, book): 
     assert tab.locator(".lab-status").bounding_box()["height"] <= 1  # and not shown twice
     assert tab.locator(".lab-boundary rect").count() > 0
     assert tab.locator(".lab-network line").count() == 2 * 16 + 16 * 16 + 16
+    assert tab.locator(".lab-speed").text_content() == stepped["speed"] != ""
+    tab.locator(".lab-engine").select_option("tensor")  # the same network, on tensors
+    press(tab, "step")
+    on_tensors = frame(tab)  # the page's floats: within 1e-9 of the chapter's, as above
+    assert on_tensors["losses"] == pytest.approx(book["losses"][:1], rel=1e-9, abs=0)
+    assert "engine=tensor" in tab.url and "the tensor engine" in on_tensors["speed"]
     assert one_python(tab) and requests_for(tab, "pyodide.asm.wasm") == 1
 
 
@@ -460,7 +466,7 @@ def test_a_learner_engine_with_a_planted_bug_fails_to_learn_and_the_lab_says_so(
     try:
         tab.reload(wait_until="load")
         tab.wait_for_selector(".lab[data-state=idle]")
-        tab.locator(".lab-engine").select_option("learner")
+        tab.locator(".lab-source").select_option("learner")
         fill(tab, rate="1.0", steps=str(STEPS), seed="0")
         tab.locator(".lab-train").click()
         tab.wait_for_function(f"{FRAME} && {FRAME}.done")
@@ -484,8 +490,8 @@ def test_the_lab_fits_and_shows_in_light_dark_and_on_a_phone(tab, look, tmp_path
     tab.evaluate("scheme => { document.body.dataset.mdColorScheme = scheme; }", scheme)
     tab.set_viewport_size(PHONE if look == "phone" else DESKTOP)
     try:
-        if tab.locator(".lab-engine-choice").is_visible():  # left by the planted bug's test
-            tab.locator(".lab-engine").select_option("page")
+        if tab.locator(".lab-source-choice").is_visible():  # left by the planted bug's test
+            tab.locator(".lab-source").select_option("page")
         press(tab, "reset")
         lab = tab.locator(".lab")
         lab.scroll_into_view_if_needed()

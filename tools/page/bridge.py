@@ -24,10 +24,11 @@ def chunks(engine: str) -> list[Chunk]:
     return [Chunk(**c) for c in json.loads(engine)]
 
 
-def finished_engine(engine: str):
-    """The whole first engine, as a module: what `import micrograd` gives outside a
-    chapter's fences."""
-    return Join([c for c in chunks(engine) if c.file == f"{ENGINE}.py"], f"{ENGINE}.py").module()
+def finished_engine(engine: str, module: str = ENGINE):
+    """A whole engine (the first, or ``tensor``), as a module: what `import micrograd` gives
+    outside a chapter's fences."""
+    file = f"{module}.py"
+    return Join([c for c in chunks(engine) if c.file == file], file, file, module).module()
 
 
 def open_chapter(page: str, engine: str) -> Notebook:

@@ -32,7 +32,7 @@ import types
 from dataclasses import replace
 
 from . import lab_data
-from .bridge import chunks
+from .bridge import chunks, finished_engine
 from .kernel import ENGINE, engine_module
 from .lab_apart import ApartError, record, stage
 from .lab_draw import (  # noqa: F401 (float_layers, score, grid_scores: the tests' too)
@@ -51,6 +51,7 @@ from .lab_draw import (  # noqa: F401 (float_layers, score, grid_scores: the tes
 )
 from .lab_settings import (
     BOOK,
+    ENGINES,
     MAX_ADDED,
     LabError,
     Settings,
@@ -62,6 +63,7 @@ from .lab_settings import (
     typed,
     whole,
 )
+from .lab_tensor import speed, tensor_step
 from .protocol import check
 from .run import Cell, Notebook
 
@@ -158,9 +160,11 @@ def chapter_namespace(page: str, engine: str, codes: dict, learner: str | None) 
 class Lab:
     """One training run of the chapter's network, and what the page shows of it."""
 
-    def __init__(self, namespace: dict, engine_name: str):
+    def __init__(self, namespace: dict, engine_name: str, engine: str = "[]"):
         self.ns = namespace
         self.engine_name = engine_name  # "the page's engine" or LEARNER
+        self.engine = engine  # engine.json's text: tensor.py is made from it when chosen
+        self.speeds = {}  # steps a second, by engine and the other settings (lab_tensor)
         self.failure: str | None = None  # why training stopped (a step raised, or diverged)
         self.drawn_at = 0.0
         self.note = ""  # what the last change did, said once
@@ -179,21 +183,22 @@ class Lab:
         self.settings, self.model = chosen, model
         for name in RUN_LISTS:
             setattr(self, name, [])
-        self.failure = None
+        self.failure, self.seconds = None, 0.0  # seconds: the engine's, in its steps
         self.layers = float_layers(model)
 
     def new_model(self, chosen: Settings):
         """The chapter's ``make_model`` for the book's shape; the engine's MLP for another."""
-        if chosen.network == (Settings.hidden, Settings.activation):
+        if chosen.network == (Settings.hidden, Settings.activation, Settings.engine):
             call = f"make_model({chosen.seed})"
             make = lambda: self.ns["make_model"](chosen.seed)  # noqa: E731
-        else:
-            sizes = [*chosen.hidden, 1]
+        else:  # tensor.MLP draws its weights as micrograd.MLP does
+            sizes, where = [*chosen.hidden, 1], "tensor." if chosen.engine == "tensor" else ""
             call = (
-                f'MLP(2, {sizes}, seed={chosen.seed}, activation="{chosen.activation}", '
+                f'{where}MLP(2, {sizes}, seed={chosen.seed}, activation="{chosen.activation}", '
                 'output_activation="linear")'
             )
-            make = lambda: self.ns["MLP"](  # noqa: E731
+            mlp = finished_engine(self.engine, "tensor").MLP if where else self.ns["MLP"]
+            make = lambda: mlp(  # noqa: E731
                 2, sizes, seed=chosen.seed, activation=chosen.activation, output_activation="linear"
             )
         try:
@@ -254,7 +259,7 @@ class Lab:
             layers = ", ".join(map(str, chosen.hidden)) or "none"
             self.note = (
                 f"A new network: hidden layers {layers}, {chosen.activation}, from seed "
-                f"{chosen.seed}. The run starts again at step 0."
+                f"{chosen.seed}. The run starts again at step 0, on {ENGINES[chosen.engine]}."
             )
         elif chosen.data != self.settings.data:
             self.data(chosen, self.added)
@@ -297,11 +302,15 @@ class Lab:
         train_data = self.measure("X_train", "Y_train")[1]  # the update
         try:
             rate = ns["learning_rate"](k, chosen.steps, chosen.rate)
-            loss, acc = ns["train_step"](self.model, rate)
-            loss, acc = float(loss), float(acc)
-            if chosen.decay:
-                for p in self.model.parameters():
+            start, data = time.perf_counter(), (ns["X_train"], ns["Y_train"])
+            if chosen.engine == "tensor":
+                loss, acc = tensor_step(self.model, rate, *data, chosen.decay)
+            else:
+                loss, acc = ns["train_step"](self.model, rate)
+                for p in self.model.parameters() if chosen.decay else ():
                     p.data -= rate * 2 * chosen.decay * p.data
+            self.seconds += time.perf_counter() - start
+            loss, acc = float(loss), float(acc)
         except Exception as error:
             self.failure = (
                 f"Step {k} raised {type(error).__name__}: {error}. Training stopped; "
@@ -334,6 +343,7 @@ class Lab:
     def weight(self, which: str):
         """The parameter ``which`` names: "layer, unit, input" counted from 1, input "b"
         for the unit's bias."""
+        self.scalar_only("A weight is read and set")
         parts = [p.strip() for p in str(which).replace(",", " ").split()]
         layers = getattr(self.model, "layers", None)
         try:
@@ -354,6 +364,10 @@ class Lab:
                 f"for the bias), such as 1, 3, 2; {which!r} names none of this network's "
                 f"(layers of {', '.join(map(str, sizes))} units). Change it and try again."
             ) from None
+
+    def scalar_only(self, what: str) -> None:
+        if self.settings.engine == "tensor":
+            raise LabError(f"{what} on the scalar engine, a node per number: choose micrograd.")
 
     def weight_text(self) -> str:
         if not self.watched:
@@ -380,6 +394,7 @@ class Lab:
     def take_apart(self, which: str):
         """Record one step on one training point's loss (``which``: its number from 1, or
         empty for the first that pulls: a margin below 1)."""
+        self.scalar_only("A step is taken apart")
         xs, ys = self.ns["X_train"], self.ns["Y_train"]
         text = str(which).strip()
         if text:
@@ -477,6 +492,7 @@ class Lab:
             "added": added_text(self.added),
             "address": address(chosen, self.added),
             "weight": self.weight_text(),
+            "speed": speed(self),
         }
         self.note = ""
         if draw:
@@ -492,9 +508,7 @@ class Lab:
                 out["units"] = unit_maps(self.layers, self.box, counts, len(ns["X_train"]))
             grads = None
             if self.layers is not None:
-                grads = [
-                    [[w.grad for w in n.w] for n in layer.neurons] for layer in self.model.layers
-                ]
+                grads = [rows for rows, _, _ in float_layers(self.model, grad=True)]
             out["network"] = network_svg(self.layers, grads, gradients)
             out["shows"] = "gradients" if gradients and grads is not None else "weights"
             out["network_note"] = (
@@ -528,7 +542,7 @@ def _answer(asked: dict, engine: str) -> dict:
             added = added_points(asked.get("added") or "")
             learner = asked.get("learner")
             namespace = chapter_namespace(asked["page"], engine, asked.get("codes", {}), learner)
-            lab = Lab(namespace, LEARNER if learner is not None else "the page's engine")
+            lab = Lab(namespace, LEARNER if learner is not None else "the page's engine", engine)
             lab.added = added
             lab.reset(chosen)
             _lab = lab

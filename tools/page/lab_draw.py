@@ -45,15 +45,23 @@ def percent(share: float) -> str:
 # --- plain floats read from the parameters -----------------------------------------------
 
 
-def float_layers(model) -> list | None:
-    """The model as plain floats, [(weights rows, biases, activation name), ...], or None if
-    it is not made of the book's layers of neurons (w, b, activation: relu, tanh, none)."""
+def float_layers(model, grad=False) -> list | None:
+    """The model as plain floats (or its gradients), [(weights rows, biases, activation
+    name), ...], or None if it is not made of the book's layers of neurons (w, b, activation:
+    relu, tanh, none), nor of tensor.py's (w (nin, nout): a neuron a column; b; activation)."""
     try:
         found = []
         for layer in model.layers:
-            rows = [[w.data for w in n.w] for n in layer.neurons]
-            biases = [n.b.data for n in layer.neurons]
-            names = {getattr(n.activation, "__name__", None) for n in layer.neurons}
+            if hasattr(layer, "neurons"):
+                rows = [[w.grad if grad else w.data for w in n.w] for n in layer.neurons]
+                biases = [n.b.grad if grad else n.b.data for n in layer.neurons]
+                names = {getattr(n.activation, "__name__", None) for n in layer.neurons}
+            else:
+                w, b = (layer.w.grad, layer.b.grad) if grad else (layer.w, layer.b)
+                if w is None:  # no gradient yet: zeros
+                    w, b = layer.w * 0.0, layer.b * 0.0
+                rows, biases = [list(c) for c in zip(*w.tolist())], b.values()
+                names = {getattr(layer.activation, "__name__", None)}
             if len(names) != 1 or not names <= {"relu", "tanh", None}:
                 return None
             found.append((rows, biases, names.pop()))
@@ -66,16 +74,12 @@ def score(layers: list, point) -> float:
     """The network's output at ``point``, in plain floats, summed in the engine's order."""
     values = list(point)
     for rows, biases, activation in layers:
-        out = []
+        sums = []
         for row, total in zip(rows, biases):
             for w, x in zip(row, values):
                 total += w * x
-            if activation == "relu":
-                total = total if total > 0 else 0.0
-            elif activation == "tanh":
-                total = math.tanh(total)
-            out.append(total)
-        values = out
+            sums.append(total)
+        values = activate(sums, activation)
     return values[0]
 
 

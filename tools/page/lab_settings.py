@@ -23,8 +23,10 @@ BOOK = {
     "curve": "sin(3*x)",  # the lab's, for the data set "curve"
     "noise": "0.1",
     "points": "200",
+    "engine": "micrograd",  # or "tensor": chapter 20's tensor.py
 }
-REDRAW = ("hidden", "activation", "dataset", "curve", "noise", "points")  # a new picture
+REDRAW = ("hidden", "activation", "dataset", "curve", "noise", "points", "engine")  # redrawn
+ENGINES = {"micrograd": "the scalar engine, micrograd", "tensor": "the tensor engine, tensor"}
 MAX_LAYERS, MAX_UNITS = 3, 16  # hidden layers, and units in each
 MAX_ADDED = 200  # points the reader may add
 
@@ -89,10 +91,11 @@ class Settings:
     points: int = 200
     dataset: str = "moons"
     curve: str = "sin(3*x)"
+    engine: str = "micrograd"
 
     @property
     def network(self) -> tuple:
-        return self.hidden, self.activation
+        return self.hidden, self.activation, self.engine
 
     @property
     def data(self) -> tuple:
@@ -150,24 +153,17 @@ def settings(given: dict) -> Settings:
         curve(text["curve"])
     except CurveError as why:
         refuse(f"The curve must be a formula in x, such as sin(3*x) or x**2 - 1 ({why})", "curve")
-    chosen = {name: text[name] for name in ("activation", "dataset", "curve")}
+    if text["engine"] not in ENGINES:
+        refuse("The engine must be micrograd (the book's, a node per number) or tensor", "engine")
+    chosen = {name: text[name] for name in ("activation", "dataset", "curve", "engine")}
     return Settings(rate, hidden=tuple(sizes), **chosen, **limited)
 
 
 def typed(chosen: Settings) -> dict:
     """The settings as the page's fields show them (the inverse of ``settings``)."""
-    return {
-        "rate": repr(chosen.rate),
-        "steps": str(chosen.steps),
-        "seed": str(chosen.seed),
-        "decay": "0" if chosen.decay == 0 else repr(chosen.decay),
-        "hidden": ", ".join(map(str, chosen.hidden)) or "none",
-        "activation": chosen.activation,
-        "dataset": chosen.dataset,
-        "curve": chosen.curve,
-        "noise": repr(chosen.noise),
-        "points": str(chosen.points),
-    }
+    shown = {name: str(getattr(chosen, name)) for name in BOOK}  # ints and words as they are
+    shown["decay"] = "0" if chosen.decay == 0 else repr(chosen.decay)
+    return shown | {"hidden": ", ".join(map(str, chosen.hidden)) or "none"}
 
 
 def added_points(text: str) -> list[tuple[float, float, float]]:

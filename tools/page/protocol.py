@@ -190,6 +190,7 @@ FAMILIES: dict[str, Family] = {
         "address",  # the page's query that makes the run again
         "note",  # what the last change did ("": nothing to say)
         "weight",  # the weight read, with its value and gradient ("": none)
+        "speed",  # the engine's steps a second, and which engine is faster ("": no step yet)
         optional=("boundary", "plane", "units", "network", "shows", "network_note"),
     ),
 }

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tools.page import lab
 from tools.page.lab_data import DATASETS
-from tools.page.lab_settings import BOOK, MAX_LAYERS, MAX_UNITS, REDRAW, hint
+from tools.page.lab_settings import BOOK, ENGINES, MAX_LAYERS, MAX_UNITS, REDRAW, hint
 from tools.site.page_data import element as data_element
 from tools.site.page_data import page_fences, replace_paragraph
 from tools.site.runtime import engine_json
@@ -76,6 +76,7 @@ def lab_html(content: str, learner_href: str, assets: str, first: dict | None = 
         "Hidden layers",
         f"0 to {MAX_LAYERS} sizes of 1 to {MAX_UNITS}, or none; the book's 16, 16",
     ) + _select("activation", "Activation", [("relu", "relu"), ("tanh", "tanh")], "the book's relu")
+    network += _select("engine", "Engine", list(ENGINES.items()), "the book's micrograd")
     data_fields = (
         _select("dataset", "Data", list(DATASETS.items()), "the book's two moons")
         + _field(
@@ -108,13 +109,15 @@ def lab_html(content: str, learner_href: str, assets: str, first: dict | None = 
             f'<div class="lab-controls" role="group" aria-label="The network">{network}</div>'
             f'<div class="lab-controls" role="group" aria-label="The data">{data_fields}</div>'
             '<div class="lab-controls">'
-            '<label class="lab-field lab-engine-choice" hidden>Engine <select class="lab-engine">'
+            '<label class="lab-field lab-source-choice" hidden>Whose micrograd '
+            '<select class="lab-source">'
             "<option value=\"page\">the page's (the book's, with your edits)</option>"
             '<option value="learner">yours, from learner mode</option></select></label>'
             '<label class="lab-field"><input type="checkbox" class="lab-gradients"> '
             "show the gradients, not the weights</label></div>"
             f'<div class="lab-buttons" role="toolbar" aria-label="Training">{buttons}</div>'
             '<p class="lab-now">The lab has not started: Train, Step or Reset starts it.</p>'
+            '<p class="lab-speed"></p>'
             '<p class="lab-status visually-hidden" role="status" aria-live="polite"></p>'
             '<p class="lab-problem" role="alert" hidden></p>'
             '<p class="lab-note" hidden></p>'

@@ -93,8 +93,8 @@
       this.stepButton = q(".lab-step");
       this.resetButton = q(".lab-reset");
       this.gradients = q(".lab-gradients");
-      this.engineChoice = q(".lab-engine-choice");
-      this.engine = q(".lab-engine");
+      this.engineChoice = q(".lab-source-choice");
+      this.engine = q(".lab-source");
       this.status = q(".lab-status");
       this.problemNode = q(".lab-problem");
       this.noteNode = q(".lab-note");
@@ -254,6 +254,7 @@
       }
       this.root.querySelector(".lab-now").textContent = frame.status;
       this.root.querySelector(".lab-weight-now").textContent = frame.weight;
+      this.root.querySelector(".lab-speed").textContent = frame.speed;
       this.added = frame.added;
       if (frame.address !== location.search) {
         history.replaceState(history.state, "", location.pathname + frame.address + location.hash);
