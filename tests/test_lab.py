@@ -7,6 +7,7 @@ browser is tests/site/test_lab_page.py's.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -46,9 +47,15 @@ def book() -> dict:
     return notebook.namespace
 
 
+@functools.cache
+def engine() -> str:
+    """The book's engine chunks as the page gets them: tangled once, not once per request."""
+    return engine_json(DOCS)
+
+
 def ask(action: str, **more) -> dict:
     request = {"action": action, "settings": more.pop("settings", lab.BOOK), **more}
-    return json.loads(lab.answer(json.dumps(request), engine_json(DOCS)))
+    return json.loads(lab.answer(json.dumps(request), engine()))
 
 
 def opened(**more) -> dict:
