@@ -7,7 +7,6 @@ browser is tests/site/test_lab_page.py's.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
@@ -24,6 +23,7 @@ from tools.site.page_data import page_fences
 from tools.site.runtime import engine_json
 
 STEPS = 20  # of the book's 100: the first 20 at the book's schedule
+ENGINE = engine_json(DOCS)  # the engine chunks the page gets: tangled once, not per request
 LAB_PAGE = next(p for p in sorted(DOCS.glob("*.md")) if PLACEHOLDER in p.read_text())
 
 
@@ -47,15 +47,9 @@ def book() -> dict:
     return notebook.namespace
 
 
-@functools.cache
-def engine() -> str:
-    """The book's engine chunks as the page gets them: tangled once, not once per request."""
-    return engine_json(DOCS)
-
-
 def ask(action: str, **more) -> dict:
     request = {"action": action, "settings": more.pop("settings", lab.BOOK), **more}
-    return json.loads(lab.answer(json.dumps(request), engine()))
+    return json.loads(lab.answer(json.dumps(request), ENGINE))
 
 
 def opened(**more) -> dict:
