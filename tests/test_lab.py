@@ -23,6 +23,7 @@ from tools.site.page_data import page_fences
 from tools.site.runtime import engine_json
 
 STEPS = 20  # of the book's 100: the first 20 at the book's schedule
+ENGINE = engine_json(DOCS)  # the engine chunks the page gets: tangled once, not per request
 LAB_PAGE = next(p for p in sorted(DOCS.glob("*.md")) if PLACEHOLDER in p.read_text())
 
 
@@ -48,7 +49,7 @@ def book() -> dict:
 
 def ask(action: str, **more) -> dict:
     request = {"action": action, "settings": more.pop("settings", lab.BOOK), **more}
-    return json.loads(lab.answer(json.dumps(request), engine_json(DOCS)))
+    return json.loads(lab.answer(json.dumps(request), ENGINE))
 
 
 def opened(**more) -> dict:

@@ -253,6 +253,7 @@ def test_bad_shapes_get_typed_errors_that_name_them():
         Tensor([1, "2"])
 
 
+@pytest.mark.heavy  # 100 steps of the scalar engine; `check` runs chapter 20's own check of 3
 def test_chapter_20s_training_on_tensors_gives_chapter_10s_losses():
     """Chapter 20's 100 steps on tensors against chapter 10's training on the scalar
     engine, from the same seed, on the same data (chapter 20's, made as chapter 10 makes it)."""
