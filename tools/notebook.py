@@ -25,7 +25,6 @@ from tools.chapter import (
     Chapter,
     Fence,
     fence_ticks,
-    reading_order,
     rewrite,
 )
 from tools.page import run
@@ -163,9 +162,7 @@ def engine_before(path: Path, book: Path | None = None) -> list[Chunk]:
     """The engine chunks of the chapters of ``book`` (default: the chapter's folder) that
     come before the chapter ``path`` in reading order, in that order (the tangler's); for
     the home page, which shows the finished engine, all of them."""
-    chunks = engine_chunks(book or path.parent)
-    if path.name != "index.md":
-        chunks = [c for c in chunks if reading_order(c.fence.path) < reading_order(path)]
+    chunks = engine_chunks(book or path.parent, until=None if path.name == "index.md" else path)
     return [Chunk(c.chapter, c.fence.line, c.fence.code, c.fence.engine) for c in chunks]
 
 
