@@ -19,14 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tools import ENGINE, ROOT, engine_for, relative
-from tools.chapter import (
-    OUTPUT,
-    ChangedError,
-    Chapter,
-    Fence,
-    fence_ticks,
-    rewrite,
-)
+from tools.chapter import OUTPUT, ChangedError, Chapter, Fence, fence_ticks, rewrite
 from tools.page import run
 from tools.page.kernel import Chunk, describe, engine_module
 from tools.page.run import OutputMismatchError

@@ -88,9 +88,7 @@ def engine_named(name: str) -> str:
     return name if name in ENGINES else ENGINE
 
 
-def engine_chunks(
-    docs: Path, root=ROOT, texts: dict[Path, str] | None = None, engine="", until=None
-):
+def engine_chunks(docs: Path, root=ROOT, texts: dict | None = None, engine="", until=None):
     """The engine fences of the chapters in ``docs`` (of the file ``engine`` only, if
     given; of the chapters before the one at ``until`` only, if given), in reading order,
     as Chunks. ``texts`` maps chapter paths to contents that stand in for what is on disk.

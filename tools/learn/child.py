@@ -62,10 +62,8 @@ def run_chapter(
     With ``every``, every check runs, whatever failed above it. The cells in ``skip`` are
     not run (the page's Python cannot run them: tools/learn/in_page.py). The fences that
     import an OPTIONAL module run only if a counted check needs them (``needs_optional``),
-    or with ``every``; ``optional``, if given, says whether they run (the parent process
-    knows, and a child spared finding out spares tangling the whole book)."""
-    if optional is None:
-        optional = needs_optional(chapter, engine_for(engine))
+    or with ``every``, or if ``optional`` says so (a child told it spares a parse of the book)."""
+    optional = needs_optional(chapter, engine_for(engine)) if optional is None else optional
     book = Notebook(chapter, engine=engine, optional=every or optional)
     reads = names_used(chapter)
     classes = frozenset(n for n, v in vars(book.engine_module).items() if isinstance(v, type))
@@ -114,9 +112,8 @@ def run_chapter(
 
 
 def run_chapter_here(chapter: str, engine: str, report: str, runs: str = "") -> None:
-    """``run_chapter`` in a child process, writing a JSON line per event to ``report``;
-    ``runs``: "every" check, or the optional modules' fences "optional" or "without" them,
-    or "" to find out (``needs_optional``)."""
+    """``run_chapter`` in a child process, writing a JSON line per event to ``report``; ``runs``
+    "every" check, or "optional" or "without" the optional fences, or "" to find out."""
     with open(report, "a", encoding="utf-8") as out:
 
         def tell(**event):
@@ -182,9 +179,8 @@ def check_chapter(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT)
         cells = Chapter.read(chapter).cells
         return ChapterResult(chapter, 0, 0, book_checks=sum(not c.fence.is_engine for c in cells))
     runs = "optional" if needs_optional(chapter, file) else "without"
-    return chapter_result(
-        chapter, *run_in_child(chapter, engine.resolve(), timeout, runs), file=file
-    )
+    found = run_in_child(chapter, engine.resolve(), timeout, runs)
+    return chapter_result(chapter, *found, file=file)
 
 
 def check(
