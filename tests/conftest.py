@@ -4,10 +4,29 @@ from __future__ import annotations
 
 import os
 import shutil
+from itertools import chain, zip_longest
 
 import pytest
 
 from tests.helpers.book import make_book
+
+
+@pytest.hookimpl(trylast=True)  # after tests/site/conftest.py marks the site's tests
+def pytest_collection_modifyitems(items):
+    """The long files first, for `--dist loadfile` (tools/dev.py: a file to a process, given
+    out in this order): each that reruns the book (heavy) beside one of the site's, those
+    with the most tests first, so that one process builds the site while the other
+    computes, and the short files fill in at the end instead of leaving a process idle
+    behind the last long one. Each file's tests keep their order; each test is what it was."""
+    files: dict = {}
+    for item in items:
+        files.setdefault(item.path, []).append(item)
+    marked = lambda tests, mark: any(t.get_closest_marker(mark) for t in tests)  # noqa: E731
+    longest = lambda found: sorted(found, key=len, reverse=True)  # noqa: E731 (most tests)
+    site = longest(t for t in files.values() if marked(t, "site"))
+    heavy = longest(t for t in files.values() if marked(t, "heavy") and t not in site)
+    rest = [t for t in files.values() if t not in site and t not in heavy]
+    items[:] = chain(*chain(*zip_longest(heavy, site, fillvalue=[])), *rest)
 
 
 @pytest.fixture

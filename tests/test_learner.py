@@ -247,6 +247,10 @@ def test_fences_importing_torch_run_only_if_a_counted_check_needs_them(tmp_path)
     fences = ["from micrograd import Value", "import torch\nt = 2.0", "assert Value(t).data == t"]
     needed.write_text("".join(f"```python\n{code}\n```\n\n" for code in fences))
     assert needs_optional(needed)
+    cheaper = tmp_path / "01-cheaper.md"  # learner mode's parent tells its child to run it
+    cheaper.write_text(needed.read_text().replace("import torch", "import hypothesis"))
+    (result,) = check(BOOK_ENGINE, [cheaper])
+    assert result.passed == result.checks == 1 and not result.lacking, result
     fences[2] = "assert Value(2.0).data == 2.0"
     apart = tmp_path / "01-apart.md"
     apart.write_text("".join(f"```python\n{code}\n```\n\n" for code in fences))

@@ -19,15 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tools import ENGINE, ROOT, engine_for, relative
-from tools.chapter import (
-    OUTPUT,
-    ChangedError,
-    Chapter,
-    Fence,
-    fence_ticks,
-    reading_order,
-    rewrite,
-)
+from tools.chapter import OUTPUT, ChangedError, Chapter, Fence, fence_ticks, rewrite
 from tools.page import run
 from tools.page.kernel import Chunk, describe, engine_module
 from tools.page.run import OutputMismatchError
@@ -163,9 +155,7 @@ def engine_before(path: Path, book: Path | None = None) -> list[Chunk]:
     """The engine chunks of the chapters of ``book`` (default: the chapter's folder) that
     come before the chapter ``path`` in reading order, in that order (the tangler's); for
     the home page, which shows the finished engine, all of them."""
-    chunks = engine_chunks(book or path.parent)
-    if path.name != "index.md":
-        chunks = [c for c in chunks if reading_order(c.fence.path) < reading_order(path)]
+    chunks = engine_chunks(book or path.parent, until=None if path.name == "index.md" else path)
     return [Chunk(c.chapter, c.fence.line, c.fence.code, c.fence.engine) for c in chunks]
 
 

@@ -38,8 +38,8 @@ except ModuleNotFoundError as missing:  # a plain python3: run this again in the
         )
     DEV = Path(__file__).resolve().with_name("dev.py")
     sys.exit(subprocess.call([sys.executable, str(DEV), "tangle", *sys.argv[1:]]))
-
 from tools import ENGINE, ENGINES, ROOT, relative
+from tools.chapter import reading_order  # where the try above found tools.chapter
 
 TANGLE = "python3 tools/dev.py tangle"  # commands that work as written in a fresh clone
 SYNC = "python3 tools/dev.py sync"
@@ -88,15 +88,16 @@ def engine_named(name: str) -> str:
     return name if name in ENGINES else ENGINE
 
 
-def engine_chunks(docs: Path, root=ROOT, texts: dict[Path, str] | None = None, engine=""):
+def engine_chunks(docs: Path, root=ROOT, texts: dict | None = None, engine="", until=None):
     """The engine fences of the chapters in ``docs`` (of the file ``engine`` only, if
-    given), in reading order, as Chunks.
-
-    ``texts`` maps chapter paths to contents that stand in for what is on disk.
+    given; of the chapters before the one at ``until`` only, if given), in reading order,
+    as Chunks. ``texts`` maps chapter paths to contents that stand in for what is on disk.
     """
     texts = texts or {}
     chunks = []
     for path in chapters(docs):
+        if until is not None and reading_order(path) >= reading_order(until):
+            break  # read no further than needed: a chapter's run parses only those above it
         chapter = Chapter.read(path, texts.get(path))
         fences = [f for f in chapter.engine_fences if f.engine == (engine or f.engine)]
         sections = [chapter.section_of(fence.line) for fence in fences]

@@ -47,7 +47,12 @@ def _event_of_failure(error: BaseException, book: Notebook, engine: Path, index:
 
 
 def run_chapter(
-    chapter: Path, engine: Path, tell, every: bool = False, skip: frozenset[int] = frozenset()
+    chapter: Path,
+    engine: Path,
+    tell,
+    every: bool = False,
+    skip: frozenset[int] = frozenset(),
+    optional: bool | None = None,
 ) -> None:
     """Run one chapter against ``engine`` in this process, calling ``tell(**event)`` per
     event: {"start": i}, then {"passed": i}, {"wording": i} (it differs from the book only
@@ -57,9 +62,9 @@ def run_chapter(
     With ``every``, every check runs, whatever failed above it. The cells in ``skip`` are
     not run (the page's Python cannot run them: tools/learn/in_page.py). The fences that
     import an OPTIONAL module run only if a counted check needs them (``needs_optional``),
-    or with ``every``."""
-    optional = every or needs_optional(chapter, engine_for(engine))
-    book = Notebook(chapter, engine=engine, optional=optional)
+    or with ``every``, or if ``optional`` says so (a child told it spares a parse of the book)."""
+    optional = needs_optional(chapter, engine_for(engine)) if optional is None else optional
+    book = Notebook(chapter, engine=engine, optional=every or optional)
     reads = names_used(chapter)
     classes = frozenset(n for n, v in vars(book.engine_module).items() if isinstance(v, type))
     unsure: dict[int, frozenset[str]] = {}  # a cell that failed or waits -> its names unsure
@@ -106,15 +111,17 @@ def run_chapter(
         tell(passed=index)
 
 
-def run_chapter_here(chapter: str, engine: str, report: str, every: str = "") -> None:
-    """``run_chapter`` in a child process, writing a JSON line per event to ``report``."""
+def run_chapter_here(chapter: str, engine: str, report: str, runs: str = "") -> None:
+    """``run_chapter`` in a child process, writing a JSON line per event to ``report``; ``runs``
+    "every" check, or "optional" or "without" the optional fences, or "" to find out."""
     with open(report, "a", encoding="utf-8") as out:
 
         def tell(**event):
             out.write(json.dumps(event) + "\n")
             out.flush()
 
-        run_chapter(Path(chapter), Path(engine), tell, every=bool(every))
+        optional = runs == "optional" if runs else None
+        run_chapter(Path(chapter), Path(engine), tell, every=runs == "every", optional=optional)
 
 
 CHILD = (
@@ -171,7 +178,9 @@ def check_chapter(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT)
     if not engine_checks(chapter, engine_names(engine=file), file):  # nothing of it to check
         cells = Chapter.read(chapter).cells
         return ChapterResult(chapter, 0, 0, book_checks=sum(not c.fence.is_engine for c in cells))
-    return chapter_result(chapter, *run_in_child(chapter, engine.resolve(), timeout), file=file)
+    runs = "optional" if needs_optional(chapter, file) else "without"
+    found = run_in_child(chapter, engine.resolve(), timeout, runs)
+    return chapter_result(chapter, *found, file=file)
 
 
 def check(
