@@ -23,6 +23,7 @@ from tests.helpers.browser import (
     editor_text,
     next_chapter_to,
     one_python,
+    python_never_comes,
     run,
     states,
 )
@@ -220,3 +221,16 @@ def test_learner_mode_shares_the_python_of_the_run_buttons(open_page, site_url):
     assert "the page's Python stopped: stopped by a fence's Stop button" in table, table
     assert one_python(tab)
     assert_clean(tab, PAGE)
+
+
+def test_a_start_that_fails_is_said_once_in_learner_mode(open_page, site_url):
+    tab = open_page(f"{site_url}/{PAGE.removesuffix('.md')}.html")
+    tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+    python_never_comes(tab)  # the start waits until the test breaks it
+    tab.click(".learner-check")
+    tab.wait_for_selector(".learner[data-state=checking]", state="attached")
+    tab.evaluate("bookPython.broken('the start broke')")
+    tab.wait_for_selector('.learner[data-checked="1"]', state="attached", timeout=RUN_TIMEOUT)
+    said = tab.locator(".learner-status").text_content()
+    start = "The check could not finish: the page's Python could not start: the start broke."
+    assert said == f"{start} Check again to start afresh.", said

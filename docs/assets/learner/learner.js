@@ -147,7 +147,7 @@
       try {
         await python.ready;
       } catch (error) {
-        throw new Error(`the page's Python could not start: ${gist(error.message || error)}`);
+        throw new Error(`the page's Python could not start: ${gist(error.why || error.message || error)}`);
       }
       if (this.left) throw new Error("the page was left");
       if (loadedInto !== python.worker) {
