@@ -182,7 +182,7 @@
       this.chapter = element("select", "learner-chapter");
       this.chapter.setAttribute("aria-label", "Which chapters to check");
       this.chapter.append(new Option("every chapter", ""));
-      for (const { name, title } of data.chapters) this.chapter.append(new Option(title, name));
+      for (const { name, title, offered } of data.chapters) if (offered) this.chapter.append(new Option(title, name));
       this.downloadButton = button("learner-download", "⤓ Download", `Save your engine as ${data.engine}`);
       this.loadButton = button(
         "learner-load",
