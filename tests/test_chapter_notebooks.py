@@ -42,3 +42,5 @@ def test_a_later_chapter_starts_from_the_engine_the_chapters_before_built(book, 
     assert done.returncode == 0, done.stderr
     markdown = "".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
     assert markdown.startswith("# More") and "## Halving" in markdown
+    opening = notebook.cells[0]  # the title and prose first, the engine's set-up after them
+    assert opening.cell_type == "markdown" and opening.source.startswith("# More"), opening

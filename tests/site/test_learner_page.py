@@ -23,10 +23,12 @@ from tests.helpers.browser import (
     editor_text,
     next_chapter_to,
     one_python,
+    python_never_comes,
     run,
     states,
 )
 from tools import ENGINE, ROOT
+from tools.chapter import Chapter
 from tools.learn.child import check
 from tools.learn.counted import engine_checks, engine_names
 from tools.learn.hints import AFTER, hint
@@ -72,6 +74,10 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     tab.wait_for_selector(".learner[data-state=idle]", state="attached")
     boxes = [".learner-caption", ".learner-table", ".learner-hint-text"]  # none before a Check
     assert [tab.locator(box).bounding_box() for box in boxes] == [None] * 3
+    offered = tab.locator(".learner-chapter option").all_text_contents()
+    names = engine_names()  # chapter 1 has no check of the engine: not offered
+    with_checks = [Chapter.read(c).title for c in chapters_named([]) if engine_checks(c, names)]
+    assert offered == ["every chapter", *with_checks] and len(with_checks) > 1, offered
     # The skeleton shows as text; a click in it makes it the editor (loaded then), focused.
     assert tab.locator(".learner-code").text_content() == skeleton()
     tab.click(".learner-code")
@@ -121,7 +127,6 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     editor.fill(book)
     table = _check(tab, SECOND_CHAPTER.name)
     every = chapters_named([])
-    assert tab.locator(".learner-chapter option").count() == len(every) + 1  # and "every"
     counted = len(engine_checks(SECOND_CHAPTER, engine_names()) - _blocked(SECOND_CHAPTER))
     assert re.search(rf"^all +{counted} of {counted}$", table, re.M), table
     assert f"\nEvery check passes against {ENGINE}.\n" in table, table
@@ -220,3 +225,16 @@ def test_learner_mode_shares_the_python_of_the_run_buttons(open_page, site_url):
     assert "the page's Python stopped: stopped by a fence's Stop button" in table, table
     assert one_python(tab)
     assert_clean(tab, PAGE)
+
+
+def test_a_start_that_fails_is_said_once_in_learner_mode(open_page, site_url):
+    tab = open_page(f"{site_url}/{PAGE.removesuffix('.md')}.html")
+    tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+    python_never_comes(tab)  # the start waits until the test breaks it
+    tab.click(".learner-check")
+    tab.wait_for_selector(".learner[data-state=checking]", state="attached")
+    tab.evaluate("bookPython.broken('the start broke')")
+    tab.wait_for_selector('.learner[data-checked="1"]', state="attached", timeout=RUN_TIMEOUT)
+    said = tab.locator(".learner-status").text_content()
+    start = "The check could not finish: the page's Python could not start: the start broke."
+    assert said == f"{start} Check again to start afresh.", said

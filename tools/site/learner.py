@@ -16,6 +16,7 @@ from pathlib import Path
 from tools import DOCS, ENGINE, ROOT, relative
 from tools.chapter import Chapter, chapters
 from tools.learn.child import DEFAULT_TIMEOUT
+from tools.learn.counted import engine_checks, engine_names
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
 from tools.site.page_data import element as data_element
@@ -91,10 +92,14 @@ def page_data(docs: Path, href) -> dict:
             "title": chapter.title,
             "sections": {h.text: href(path.name, h.anchor) for h in chapter.headings},
         }
-    checked = chapters_named([], docs)
+    checked, names = chapters_named([], docs), engine_names(docs)
+    offered = {c.name: bool(engine_checks(c, names)) for c in checked}  # the menu's: not ch. 1
     return {
         "skeleton": skeleton(docs),
-        "chapters": [{"name": c.name, "title": Chapter.read(c).title} for c in checked],
+        "chapters": [
+            {"name": c.name, "title": Chapter.read(c).title, "offered": offered[c.name]}
+            for c in checked
+        ],
         "places": places,
         "engine": ENGINE,
     }

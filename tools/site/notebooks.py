@@ -218,9 +218,11 @@ def chapter_notebook(path: Path, docs: Path | None = None) -> nbformat.NotebookN
     chunks = engine_before(path, docs)
     files = dict.fromkeys([ENGINE, *(chunk.file for chunk in chunks)])
     before = {name: Join([c for c in chunks if c.file == name], name).text for name in files}
-    made = [code_cell(setup_code(chapter, before, bool(engine_places)))]
+    # The set-up cells wait for the first code cell: the notebook opens on the title and prose.
+    setup = [code_cell(setup_code(chapter, before, bool(engine_places)))]
     if any("pytest" in c.fence.names.imports for c, why in zip(cells, blocked) if not why):
-        made.append(code_cell(pytest_code()))
+        setup.append(code_cell(pytest_code()))
+    made: list[dict] = []
     unfold, targets = _unfolded(chapter), _links(chapter, docs)
 
     def prose(start: int, stop: int) -> None:
@@ -246,6 +248,8 @@ def chapter_notebook(path: Path, docs: Path | None = None) -> nbformat.NotebookN
         last = cell.output if cell.output is not None else cell.fence
         line = last.end + 1  # past its closing backticks
     prose(line, len(chapter.lines))
+    first = next((i for i, c in enumerate(made) if c["cell_type"] == "code"), len(made))
+    made[first:first] = setup
     for number, cell in enumerate(made):
         cell["id"] = f"{path.stem[:40]}-{number}"  # the same bytes on every build
     metadata = {"kernelspec": KERNEL, "language_info": {"name": "python"}}

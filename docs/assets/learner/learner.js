@@ -147,7 +147,7 @@
       try {
         await python.ready;
       } catch (error) {
-        throw new Error(`the page's Python could not start: ${gist(error.message || error)}`);
+        throw new Error(`the page's Python could not start: ${gist(error.why || error.message || error)}`);
       }
       if (this.left) throw new Error("the page was left");
       if (loadedInto !== python.worker) {
@@ -182,7 +182,7 @@
       this.chapter = element("select", "learner-chapter");
       this.chapter.setAttribute("aria-label", "Which chapters to check");
       this.chapter.append(new Option("every chapter", ""));
-      for (const { name, title } of data.chapters) this.chapter.append(new Option(title, name));
+      for (const { name, title, offered } of data.chapters) if (offered) this.chapter.append(new Option(title, name));
       this.downloadButton = button("learner-download", "⤓ Download", `Save your engine as ${data.engine}`);
       this.loadButton = button(
         "learner-load",

@@ -75,7 +75,7 @@
     const node = element("script");
     node.src = new URL(`../../${script}`, here).href;
     document.head.append(node);
-    return bookPage.loaded(node);
+    return bookPage.loaded(node).catch(() => Promise.reject(new Error(`${node.src} could not be read from disk`)));
   }
 
   const decoded = (text) =>
@@ -288,6 +288,7 @@
           ? `The page's Python stopped: ${first}. The next Run starts it afresh.`
           : `Python could not start: ${first}. The next Run tries again.`,
       );
+      failure.why = first; // what failed, for a message that says "could not start" its own way
       this.loaded.reject(failure);
       if (this.listener) this.listener.broken(failure);
       if (this.learner) this.learner.broken(String(error));
