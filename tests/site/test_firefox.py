@@ -1,0 +1,155 @@
+"""The book in Firefox: Debian's firefox-esr, as readers run it (the strict file-origin rule
+on), driven over WebDriver BiDi by puppeteer-core (tests/firefox/: pinned by its lockfile,
+installed by `npm ci` into the cache on the first run). One browser for the module; served,
+and from the unzipped archive, a reader runs a fence (the start kept), trains the lab a step
+and checks an engine in learner mode (each a new page: a Python restored from what was
+kept). What Chromium proves of each (tests/site/test_from_disk.py and others) is not
+proved again: only that this engine gets there, with nothing refused or thrown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import zipfile
+
+import pytest
+from filelock import FileLock
+
+from tests.test_lab import LAB_PAGE
+from tools import ENGINE, ROOT
+from tools.learn.child import check
+from tools.learn.skeleton import skeleton
+from tools.learn.table import progress_table
+from tools.publish import archive
+from tools.site.learner import PAGE as LEARNER_PAGE
+from tools.site.runtime import cache_dir, npm, run_tool
+
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("runtime")]
+
+DRIVER = ROOT / "tests" / "firefox"  # package.json, package-lock.json, bridge.mjs
+VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
+INSTALL = "apt-get install firefox-esr nodejs npm"
+
+
+class Firefox:
+    """One firefox-esr, one page at a time, through bridge.mjs: each call one op."""
+
+    def __init__(self, process: subprocess.Popen):
+        self.process = process
+
+    def __getattr__(self, op: str):
+        def call(*args):
+            self.process.stdin.write(json.dumps([op, *args]) + "\n")
+            self.process.stdin.flush()
+            answer = self.process.stdout.readline()
+            assert answer, f"Firefox's bridge ended (exit {self.process.poll()}): see stderr"
+            answer = json.loads(answer)
+            assert "error" not in answer, f"Firefox, {op}{args}: {answer['error']}"
+            return answer["value"]
+
+        return call
+
+    def wait_for(self, selector: str) -> None:
+        self.wait(f"document.querySelector({json.dumps(selector)})")
+
+    def how_python_started(self) -> str:
+        self.wait("window.bookPython && window.bookPython.isReady")
+        return self.evaluate("window.bookPython.how")
+
+
+def puppeteer() -> str:
+    """The folder whose node_modules has puppeteer-core, `npm ci` into the cache once."""
+    lock = (DRIVER / "package-lock.json").read_bytes()
+    folder = cache_dir() / f"firefox-tests-{hashlib.sha256(lock).hexdigest()[:16]}"
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(f"{folder}.lock"):
+        if not (folder / "installed").exists():
+            for name in ("package.json", "package-lock.json"):
+                shutil.copyfile(DRIVER / name, folder / name)
+            run_tool([npm(), "ci", "--no-audit", "--no-fund", "--silent"], folder, "npm ci",
+                     RuntimeError)  # fmt: skip
+            (folder / "installed").write_text("npm ci done\n", encoding="utf-8")
+    return str(folder)
+
+
+def run_first_fence(firefox: Firefox) -> None:
+    """Run on the page's first fence; every fence it ran (it and those before) ran."""
+    firefox.wait_for("body[data-notebook=idle]")
+    firefox.click(".notebook-bar:not(.notebook-blocked) .notebook-run")
+    firefox.wait_for("body[data-notebook=idle] .notebook-bar[data-state=ran]")
+    bars = "[...document.querySelectorAll('.notebook-bar[data-state]')].map(b => b.dataset.state)"
+    assert set(firefox.evaluate(bars)) <= {"ran", "idle"}
+
+
+@pytest.fixture(scope="module")
+def firefox():
+    executable, node = shutil.which("firefox-esr"), shutil.which("node")
+    if not (executable and node and shutil.which("npm")):
+        reason = f"Firefox's tier needs Debian's firefox-esr, node and npm ({INSTALL})"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and {reason}", pytrace=False)
+        pytest.skip(reason)
+    command = [node, str(DRIVER / "bridge.mjs"), puppeteer(), executable]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as p:
+        yield Firefox(p)
+        p.stdin.close()
+        p.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def expected_table(tmp_path_factory) -> str:
+    """Learner mode's table for the skeleton engine on chapter 2, as the terminal gives it."""
+    mine = tmp_path_factory.mktemp("learner") / ENGINE
+    mine.write_text(skeleton(), encoding="utf-8")
+    return progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
+
+
+@pytest.fixture(params=["served", "from disk"])
+def book(request, built_site, tmp_path) -> str:
+    """Where the book's pages are: the site served, or the archive unzipped (file://)."""
+    if request.param == "served":
+        return request.getfixturevalue("site_url") + "/"
+    book = archive(built_site, tmp_path / "the-book.zip")  # as `build --archive`, less the PDF
+    with zipfile.ZipFile(book) as zipped:
+        zipped.extractall(tmp_path)
+    return (tmp_path / "the-book").as_uri() + "/"
+
+
+def test_a_reader_runs_a_fence_the_lab_and_learner_mode(firefox, book, expected_table):
+    firefox.open(book + "03-backward.html")
+    run_first_fence(firefox)
+    assert firefox.how_python_started() == "started"
+    kept = "window.bookPython.keeping.then(() => window.bookPython.snapshots.read()).then(k => !!k)"
+    assert firefox.evaluate(kept), "Firefox kept no snapshot of the start"
+    firefox.goto(book + "03-backward.html")  # the reader comes back: the start, restored
+    run_first_fence(firefox)
+    assert firefox.how_python_started() == "restored"
+    # From disk, Firefox keeps a page's storage for that file alone (strict_origin_policy):
+    # another page of the book starts Python the plain way, as a reader's Firefox does.
+    elsewhere = "started" if book.startswith("file:") else "restored"
+
+    firefox.goto(book + LAB_PAGE.with_suffix(".html").name)
+    firefox.wait_for(".lab[data-state=idle]")
+    firefox.fill(".lab-steps", "1")
+    firefox.click(".lab-train")
+    firefox.wait("window.bookLab.frame && window.bookLab.frame.step === 1")
+    firefox.wait_for(".lab[data-state=idle]")
+    assert len(firefox.evaluate("window.bookLab.frame.losses")) == 1
+    assert firefox.how_python_started() == elsewhere
+
+    firefox.goto(book + LEARNER_PAGE.replace(".md", ".html"))
+    firefox.wait_for(".learner[data-state=idle]")
+    firefox.select(".learner-chapter", VALUE_CHAPTER.name)
+    firefox.click(".learner-check")
+    firefox.wait_for('.learner[data-checked="1"]')
+    table = firefox.evaluate("document.querySelector('.learner-table').textContent")
+    assert table == expected_table
+    assert firefox.how_python_started() == elsewhere
+    assert firefox.problems() == [], "the page threw or logged an error in Firefox"
+    if book.startswith("file:"):  # the profile keeps readers' rule: a file: page is alone
+        refused = "fetch('index.html').then(() => 'fetched', () => 'refused')"
+        assert firefox.evaluate(refused) == "refused", "strict_origin_policy is not on"
