@@ -108,48 +108,60 @@ def expected_table(tmp_path_factory) -> str:
     return progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
 
 
-@pytest.fixture(params=["served", "from disk"])
-def book(request, built_site, tmp_path) -> str:
-    """Where the book's pages are: the site served, or the archive unzipped (file://)."""
-    if request.param == "served":
-        return request.getfixturevalue("site_url") + "/"
-    book = archive(built_site, tmp_path / "the-book.zip")  # as `build --archive`, less the PDF
-    with zipfile.ZipFile(book) as zipped:
-        zipped.extractall(tmp_path)
-    return (tmp_path / "the-book").as_uri() + "/"
-
-
-def test_a_reader_runs_a_fence_the_lab_and_learner_mode(firefox, book, expected_table):
-    firefox.open(book + "03-backward.html")
+def first_start(firefox: Firefox, url: str) -> None:
+    """Open chapter 3 at ``url``, Run its first fence: Python starts, and its start is kept."""
+    firefox.open(url)
     run_first_fence(firefox)
     assert firefox.how_python_started() == "started"
     kept = "window.bookPython.keeping.then(() => window.bookPython.snapshots.read()).then(k => !!k)"
     assert firefox.evaluate(kept), "Firefox kept no snapshot of the start"
-    firefox.goto(book + "03-backward.html")  # the reader comes back: the start, restored
-    run_first_fence(firefox)
-    assert firefox.how_python_started() == "restored"
-    # From disk, Firefox keeps a page's storage for that file alone (strict_origin_policy):
-    # another page of the book starts Python the plain way, as a reader's Firefox does.
-    elsewhere = "started" if book.startswith("file:") else "restored"
 
-    firefox.goto(book + LAB_PAGE.with_suffix(".html").name)
-    firefox.wait_for(".lab[data-state=idle]")
-    firefox.fill(".lab-steps", "1")
-    firefox.click(".lab-train")
-    firefox.wait("window.bookLab.frame && window.bookLab.frame.step === 1")
-    firefox.wait_for(".lab[data-state=idle]")
-    assert len(firefox.evaluate("window.bookLab.frame.losses")) == 1
-    assert firefox.how_python_started() == elsewhere
 
-    firefox.goto(book + LEARNER_PAGE.replace(".md", ".html"))
+def learner_check(firefox: Firefox, url: str, expected_table: str) -> str:
+    """Learner mode at ``url`` checks the skeleton on chapter 2: how its Python started."""
+    firefox.goto(url)
     firefox.wait_for(".learner[data-state=idle]")
     firefox.select(".learner-chapter", VALUE_CHAPTER.name)
     firefox.click(".learner-check")
     firefox.wait_for('.learner[data-checked="1"]')
     table = firefox.evaluate("document.querySelector('.learner-table').textContent")
     assert table == expected_table
-    assert firefox.how_python_started() == elsewhere
+    return firefox.how_python_started()
+
+
+def test_served_a_reader_runs_a_fence_trains_the_lab_and_checks(firefox, site_url, expected_table):
+    first_start(firefox, f"{site_url}/03-backward.html")
+    firefox.goto(f"{site_url}/{LAB_PAGE.with_suffix('.html').name}")  # a new page: restored
+    firefox.wait_for(".lab[data-state=idle]")
+    firefox.fill(".lab-steps", "1")
+    firefox.click(".lab-train")
+    firefox.wait("window.bookLab.frame && window.bookLab.frame.step === 1")
+    firefox.wait_for(".lab[data-state=idle]")
+    assert len(firefox.evaluate("window.bookLab.frame.losses")) == 1
+    assert firefox.how_python_started() == "restored"
+    learner = f"{site_url}/{LEARNER_PAGE.replace('.md', '.html')}"
+    assert learner_check(firefox, learner, expected_table) == "restored"
     assert firefox.problems() == [], "the page threw or logged an error in Firefox"
-    if book.startswith("file:"):  # the profile keeps readers' rule: a file: page is alone
-        refused = "fetch('index.html').then(() => 'fetched', () => 'refused')"
-        assert firefox.evaluate(refused) == "refused", "strict_origin_policy is not on"
+
+
+def test_from_disk_a_reader_runs_a_fence_comes_back_and_checks(
+    firefox, built_site, tmp_path, expected_table
+):
+    """From the unzipped archive. The lab is not trained here: from disk it runs as served
+    (lab.js), and Chromium trains it from disk (test_from_disk.py); learner mode has files
+    of its own from disk (its bundle), so it is checked."""
+    book = archive(built_site, tmp_path / "the-book.zip")  # as `build --archive`, less the PDF
+    with zipfile.ZipFile(book) as zipped:
+        zipped.extractall(tmp_path)
+    folder = tmp_path / "the-book"
+    first_start(firefox, (folder / "03-backward.html").as_uri())
+    firefox.goto((folder / "03-backward.html").as_uri())  # the reader comes back: restored
+    run_first_fence(firefox)
+    assert firefox.how_python_started() == "restored"
+    # From disk, Firefox keeps a page's storage for that file alone (strict_origin_policy):
+    # another page of the book starts Python the plain way, as a reader's Firefox does.
+    learner = (folder / LEARNER_PAGE.replace(".md", ".html")).as_uri()
+    assert learner_check(firefox, learner, expected_table) == "started"
+    assert firefox.problems() == [], "the page threw or logged an error in Firefox"
+    refused = "fetch('index.html').then(() => 'fetched', () => 'refused')"
+    assert firefox.evaluate(refused) == "refused", "the profile lets a file: page read others"
