@@ -1,38 +1,31 @@
-"""The book in Firefox: Debian's firefox-esr, as readers run it (the strict file-origin rule
-on), driven over WebDriver BiDi by puppeteer-core (tests/firefox/: pinned by its lockfile,
-installed by `npm ci` into the cache on the first run). One browser for the module; served,
-and from the unzipped archive, a reader runs a fence (the start kept), trains the lab a step
-and checks an engine in learner mode (each a new page: a Python restored from what was
-kept). What Chromium proves of each (tests/site/test_from_disk.py and others) is not
-proved again: only that this engine gets there, with nothing refused or thrown.
+"""The book in Debian's firefox-esr with readers' strict file-origin rule, driven over
+WebDriver BiDi by puppeteer-core (tests/firefox/, pinned by its lockfile, `npm ci` into the
+cache once), one browser for the module: served and from the unzipped archive, a Run, a
+restore from the kept start, the lab, learner mode's Check. What Chromium proves of each
+(test_from_disk.py and others) is not proved again: only that Firefox gets there cleanly.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
-import zipfile
 
 import pytest
 from filelock import FileLock
 
+from tests.helpers.browser import skeleton_table, unzipped_book
+from tests.helpers.site import missing
 from tests.test_lab import LAB_PAGE
-from tools import ENGINE, ROOT
-from tools.learn.child import check
-from tools.learn.skeleton import skeleton
-from tools.learn.table import progress_table
-from tools.publish import archive
+from tools import ROOT
 from tools.site.learner import PAGE as LEARNER_PAGE
-from tools.site.runtime import cache_dir, npm, run_tool
+from tools.site.runtime import RuntimeUnavailableError, cache_dir, npm, run_tool
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("runtime")]
 
 DRIVER = ROOT / "tests" / "firefox"  # package.json, package-lock.json, bridge.mjs
 VALUE_CHAPTER = ROOT / "docs" / "02-the-value-atom.md"
-INSTALL = "apt-get install firefox-esr nodejs npm"
 
 
 class Firefox:
@@ -70,8 +63,8 @@ def puppeteer() -> str:
         if not (folder / "installed").exists():
             for name in ("package.json", "package-lock.json"):
                 shutil.copyfile(DRIVER / name, folder / name)
-            run_tool([npm(), "ci", "--no-audit", "--no-fund", "--silent"], folder, "npm ci",
-                     RuntimeError)  # fmt: skip
+            command = [npm(), "ci", "--no-audit", "--no-fund", "--silent"]
+            run_tool(command, folder, "npm ci", RuntimeUnavailableError)
             (folder / "installed").write_text("npm ci done\n", encoding="utf-8")
     return str(folder)
 
@@ -89,11 +82,11 @@ def run_first_fence(firefox: Firefox) -> None:
 def firefox():
     executable, node = shutil.which("firefox-esr"), shutil.which("node")
     if not (executable and node and shutil.which("npm")):
-        reason = f"Firefox's tier needs Debian's firefox-esr, node and npm ({INSTALL})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and {reason}", pytrace=False)
-        pytest.skip(reason)
-    command = [node, str(DRIVER / "bridge.mjs"), puppeteer(), executable]
+        missing("Firefox's tier needs firefox-esr, node, npm: apt-get install firefox-esr npm")
+    try:
+        command = [node, str(DRIVER / "bridge.mjs"), puppeteer(), executable]
+    except RuntimeUnavailableError as why:
+        missing(f"puppeteer-core for Firefox's tier cannot be had: {why}")
     with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as p:
         yield Firefox(p)
         p.stdin.close()
@@ -103,9 +96,7 @@ def firefox():
 @pytest.fixture(scope="module")
 def expected_table(tmp_path_factory) -> str:
     """Learner mode's table for the skeleton engine on chapter 2, as the terminal gives it."""
-    mine = tmp_path_factory.mktemp("learner") / ENGINE
-    mine.write_text(skeleton(), encoding="utf-8")
-    return progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
+    return skeleton_table(tmp_path_factory.mktemp("learner"), VALUE_CHAPTER)
 
 
 def first_start(firefox: Firefox, url: str) -> None:
@@ -150,10 +141,7 @@ def test_from_disk_a_reader_runs_a_fence_comes_back_and_checks(
     """From the unzipped archive. The lab is not trained here: from disk it runs as served
     (lab.js), and Chromium trains it from disk (test_from_disk.py); learner mode has files
     of its own from disk (its bundle), so it is checked."""
-    book = archive(built_site, tmp_path / "the-book.zip")  # as `build --archive`, less the PDF
-    with zipfile.ZipFile(book) as zipped:
-        zipped.extractall(tmp_path)
-    folder = tmp_path / "the-book"
+    folder = unzipped_book(built_site, tmp_path)
     first_start(firefox, (folder / "03-backward.html").as_uri())
     firefox.goto((folder / "03-backward.html").as_uri())  # the reader comes back: restored
     run_first_fence(firefox)
