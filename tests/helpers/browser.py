@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from tests.helpers.drive import bar
 from tests.helpers.site import PAGES, url_path
-from tools import DOCS
+from tools import DOCS, ENGINE
+from tools.learn.child import check
+from tools.learn.skeleton import skeleton
+from tools.learn.table import progress_table
 from tools.notebook import Notebook
 from tools.page import bridge
+from tools.publish import archive
 from tools.site.page_data import page_fences
 from tools.site.runtime import RUNTIME_FILES, START_PHASES, engine_json
 
@@ -272,3 +277,17 @@ def kept_start(tab) -> dict | None:
             return kept && {key: kept.key, size: kept.bytes.byteLength};
         }"""
     )
+
+
+def unzipped_book(site: Path, folder: Path) -> Path:
+    """``site`` zipped as `build --archive` does (less the PDF), unzipped into ``folder``."""
+    with zipfile.ZipFile(archive(site, folder / "the-book.zip")) as zipped:
+        zipped.extractall(folder)
+    return folder / "the-book"
+
+
+def skeleton_table(folder: Path, chapter: Path) -> str:
+    """Learner mode's table for the skeleton engine on ``chapter``, as the terminal says it."""
+    mine = folder / ENGINE
+    mine.write_text(skeleton(), encoding="utf-8")
+    return progress_table(check(mine, [chapter]), ENGINE)

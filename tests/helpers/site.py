@@ -10,6 +10,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 import yaml
 from latex2mathml import commands
 
@@ -21,6 +22,14 @@ PAGES = chapters(ROOT / "docs")  # index.md first, then the chapters in reading 
 ENGINE_PAGE = Path(PAGE)  # generated while the site builds: the woven engine, last
 SITE_PAGES = [*PAGES, ENGINE_PAGE]
 PRINT_PAGE = Path("print_page.html")  # the whole book on one page (tools/site/prepare.py)
+
+
+def missing(reason: str):
+    """What a test needs is not on this machine (``reason`` says what to install): under
+    CI=true the test fails, elsewhere it is skipped."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true and {reason}", pytrace=False)
+    pytest.skip(reason)
 
 
 def url_path(page: Path) -> str:

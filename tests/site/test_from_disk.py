@@ -13,7 +13,6 @@ blob: URL, and none is refused.
 
 from __future__ import annotations
 
-import zipfile
 from urllib.parse import urlsplit
 
 import pytest
@@ -27,15 +26,13 @@ from tests.helpers.browser import (
     open_tab,
     phases_seen,
     run,
+    skeleton_table,
     states,
+    unzipped_book,
 )
 from tests.helpers.drive import code
 from tests.test_lab import LAB_PAGE
-from tools import ENGINE, ROOT
-from tools.learn.child import check
-from tools.learn.skeleton import skeleton
-from tools.learn.table import progress_table
-from tools.publish import archive
+from tools import ROOT
 from tools.site.learner import PAGE as LEARNER_PAGE
 
 pytestmark = pytest.mark.usefixtures("runtime")
@@ -49,10 +46,7 @@ PART_II = ROOT / "docs" / "19-matmul-and-cross-entropy.md"
 def test_the_unzipped_book_runs_code_the_lab_and_learner_mode_from_disk(
     browser, built_site, tmp_path
 ):
-    book = archive(built_site, tmp_path / "the-book.zip")  # as `build --archive`, less the PDF
-    with zipfile.ZipFile(book) as zipped:
-        zipped.extractall(tmp_path)
-    folder = tmp_path / "the-book"
+    folder = unzipped_book(built_site, tmp_path)
     tab = open_tab(browser, (folder / "03-backward.html").as_uri())
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
     # What the context and the page ask for (with the Watch's routes on, Playwright does not
@@ -104,9 +98,7 @@ def test_the_unzipped_book_runs_code_the_lab_and_learner_mode_from_disk(
     tab.select_option(".learner-chapter", VALUE_CHAPTER.name)
     tab.click(".learner-check")
     tab.wait_for_selector('.learner[data-checked="1"]', state="attached", timeout=300_000)
-    mine = tmp_path / ENGINE
-    mine.write_text(skeleton(), encoding="utf-8")
-    expected = progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
+    expected = skeleton_table(tmp_path, VALUE_CHAPTER)
     assert tab.locator(".learner-table").text_content() == expected
     tab.click(".learner-hint")
     assert tab.locator(".learner-hint-text").text_content().strip()
