@@ -14,8 +14,8 @@ ENGINE = next(iter(ENGINES))  # micrograd.py, the book's first engine
 
 
 def engine_for(path) -> str:
-    """The engine file a learner's file stands for: its own name if it is one of ENGINES
-    (my-engine/tensor.py: tensor.py), else the first engine."""
+    """The engine file ``path`` holds (one the tangler writes) or stands for (a learner's):
+    its own name if it is one of ENGINES (my-engine/tensor.py: tensor.py), else the first."""
     return Path(path).name if Path(path).name in ENGINES else ENGINE
 
 

@@ -96,10 +96,6 @@ class Fence:
         """The engine file it is a chunk of, or "" (tools.ENGINES)."""
         return engine_of(self.info)
 
-    @property
-    def is_output(self) -> bool:
-        return self.info == OUTPUT
-
     @functools.cached_property
     def names(self) -> Names:
         return Names.of(self.code)
@@ -420,7 +416,7 @@ class Chapter:
             adjacent = after is not None and all(
                 not s.strip() for s in lines[fence.end : after.opening - 1]
             )
-            output = after if adjacent and after.is_output else None
+            output = after if adjacent and after.info == OUTPUT else None
             section = self.section_of(fence.line)
             places[section] = places.get(section, 0) + 1
             found.append(Cell(fence, output, section, places[section]))
@@ -433,7 +429,7 @@ class Chapter:
     def misplaced_outputs(self) -> list[int]:
         """Lines of the opening backticks of ```output fences not right below a python fence."""
         paired = {cell.output.line for cell in self.cells if cell.output}
-        return [f.opening for f in self.fences if f.is_output and f.line not in paired]
+        return [f.opening for f in self.fences if f.info == OUTPUT and f.line not in paired]
 
     @functools.cached_property
     def generated(self) -> list[Generated]:

@@ -173,7 +173,7 @@ def _learn(path: Path, chapters: list[str], timeout: float, asked: bool = False)
         print(f"(your best scores are not kept: {kept.as_posix()} is not the learner's file)")
     else:
         record = remember(record, results, now())
-        print("".join(f"{line}\n" for line in best_lines(record, results)), end="")
+        print(best_lines(record, results), end="")
     first = next((r for r in results if r.failure), None)
     fix = first.failure.fix if first else ""
     if fix:

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools import ROOT, relative
+from tools import ROOT, engine_for, relative
 from tools.chapter import check_unchanged, rewrite
 from tools.tangle import (
     SYNC,
@@ -28,7 +28,6 @@ from tools.tangle import (
     TangleError,
     diff_text,
     engine_files,
-    engine_named,
     generated_header,
     merge_by_hand,
     report,
@@ -141,7 +140,7 @@ def _stitch(fresh: Tangled, text: str, out: Path, docs: Path, root: Path) -> str
         texts[fence.path] = "\n".join(rows)
         written.add(fence.path)
     try:
-        stitched = tangle_book(docs, root, {p: texts[p] for p in written}, engine_named(name))
+        stitched = tangle_book(docs, root, {p: texts[p] for p in written}, engine_for(name))
     except TangleError as error:
         raise RefusalError(
             f"the edits to {name} would break a chapter, so nothing was written ({error}). "
@@ -186,7 +185,7 @@ def _same_but_spacing(one: str, other: str) -> bool:
 def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
     """Bring chapters and ``out`` in step, whichever side changed; RefusalError if both did."""
     name = out.name
-    fresh = tangle_book(docs, root, engine=engine_named(name))
+    fresh = tangle_book(docs, root, engine=engine_for(name))
     if not out.exists():
         rewrite(out, None, fresh.text, crlf=False)
         return f"wrote {name}"
@@ -201,7 +200,7 @@ def sync(docs: Path, out: Path, root: Path = ROOT) -> str:
             f"with the chapters' version: `{TANGLE} --force`"
         )
     header, digest, body = parts
-    generated, last = generated_header(digest, engine_named(name)), header.count("\n")
+    generated, last = generated_header(digest, engine_for(name)), header.count("\n")
     if header != generated:
         raise RefusalError(
             f"{name}:1-{last}: an edit to the header cannot be written "

@@ -38,7 +38,7 @@ except ModuleNotFoundError as missing:  # a plain python3: run this again in the
         )
     DEV = Path(__file__).resolve().with_name("dev.py")
     sys.exit(subprocess.call([sys.executable, str(DEV), "tangle", *sys.argv[1:]]))
-from tools import ENGINE, ENGINES, ROOT, relative
+from tools import ENGINE, ENGINES, ROOT, engine_for, relative
 from tools.chapter import reading_order  # where the try above found tools.chapter
 
 TANGLE = "python3 tools/dev.py tangle"  # commands that work as written in a fresh clone
@@ -81,11 +81,6 @@ class Chunk:
     def code(self) -> str:
         """The code as it goes into its engine file: trailing blank lines dropped."""
         return self.fence.code.rstrip("\n") + "\n"
-
-
-def engine_named(name: str) -> str:
-    """The engine a file named ``name`` holds: the one of that name, else the first."""
-    return name if name in ENGINES else ENGINE
 
 
 def engine_chunks(docs: Path, root=ROOT, texts: dict | None = None, engine="", until=None):
@@ -266,7 +261,7 @@ def hand_edited(text: str) -> bool:
     if not parts:
         return True
     header, digest, body = parts
-    engine = engine_named(header[2:].split(":")[0])
+    engine = engine_for(header[2:].split(":")[0])
     return header != generated_header(digest, engine) or sha256(body) != digest
 
 
@@ -293,7 +288,7 @@ def what_sync_does(old: str, new: str, name: str) -> str:
             f"with `{TANGLE} --force`"
         )
     header, digest, body = parts
-    if header != generated_header(digest, engine_named(name)):
+    if header != generated_header(digest, engine_for(name)):
         return (
             f"its header was edited, which `{SYNC}` cannot write into a chapter: undo that "
             f"edit, then run `{SYNC}`; or discard the edits with `{TANGLE} --force`"
@@ -315,7 +310,7 @@ def what_sync_does(old: str, new: str, name: str) -> str:
 def update(docs: Path, out: Path, root: Path = ROOT, force: bool = False, check=False) -> str:
     """Write the tangle to ``out``, unless ``out`` holds edits of its own (then RefusalError);
     with ``check``, write nothing: RefusalError, with the diff, if ``out`` is not the tangle."""
-    new = tangle(docs, root, engine_named(out.name))
+    new = tangle(docs, root, engine_for(out.name))
     old = out.read_text(encoding="utf-8") if out.exists() else None
     if old == new:
         return f"{out.name} is up to date"

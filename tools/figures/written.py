@@ -9,18 +9,13 @@ is someone else's, whatever it looks like. And no file a page links to is delete
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
 from tools import DOCS, ROOT
+from tools.tangle import sha256 as digest  # of text as written: UTF-8, newlines as they are
 
 RECORD = Path(__file__).with_name("written.sha256")
-
-
-def digest(text: str) -> str:
-    """The sha256 of ``text`` as the command writes it (UTF-8, newlines as they are)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def file_digest(file: Path) -> str:

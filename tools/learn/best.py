@@ -49,9 +49,9 @@ def _all_pass(results: list[ChapterResult]) -> bool:
     )
 
 
-def best_lines(record: dict, results: list[ChapterResult]) -> list[str]:
-    """What the table adds: each chapter whose best is above its score now (with when it was
-    reached), and when every check first passed, once it has."""
+def best_lines(record: dict, results: list[ChapterResult]) -> str:
+    """What the table adds, as lines of text: each chapter whose best is above its score now
+    (with when it was reached), and when every check first passed, once it has."""
     chapters = record.get("chapters", {})
     out = []
     for r in results:
@@ -65,7 +65,7 @@ def best_lines(record: dict, results: list[ChapterResult]) -> list[str]:
         out.insert(0, "Your best so far, where it was higher than now:")
     if "every check passed" in record:
         out.append(f"Every check of the book first passed on {record['every check passed']}.")
-    return out
+    return "".join(f"{line}\n" for line in out)
 
 
 def read_record(path: Path) -> dict | None:

@@ -232,12 +232,10 @@ def diagnosed(
     first = next((r for r in results if r.failure), None)
     if first is None or first.failure.kind == "EngineImportError":
         return results
-    if first.failure.index is None:  # no check failed: the chapter stopped
-        why = f"no check failed: the chapter stopped ({first.failure.message.splitlines()[0]})"
-        named = dataclasses.replace(first, failure=dataclasses.replace(first.failure, unnamed=why))
-        return [named if r is first else r for r in results]
     said = first.failure.message.split("\n")[0]
-    if find is not None:
+    if first.failure.index is None:  # no check failed: the chapter stopped
+        found = {"why": f"no check failed: the chapter stopped ({said})"}
+    elif find is not None:
         found = find(first.chapter, first.failure.index, said) or {}
     else:
         index = str(first.failure.index)

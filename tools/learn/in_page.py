@@ -81,9 +81,7 @@ def table_in_page(
         find = lambda chapter, index, said: diagnosis(chapter, path, index, said)  # noqa: E731
         results = diagnosed(results, path, DEFAULT_TIMEOUT, find=find)
     record = remember(json.loads(kept) or {}, results, now())
-    table = progress_table(results, ENGINE) + "".join(
-        f"{line}\n" for line in best_lines(record, results)
-    )
+    table = progress_table(results, ENGINE) + best_lines(record, results)
     first = next((r for r in results if r.failure), None)
     fix, gave = first.failure.fix if first else "", record["hints"]  # given before this Check
     fix = fix or ([*gave][-1] if gave and not first else "")  # after success, hints stay

@@ -86,11 +86,6 @@ class Woven:
         return "home" if chapter.name == "index.md" else chapter.stem.split("-")[0]
 
 
-def defined_names(tangled: Tangled) -> list[tuple[str, int]]:
-    """(name, line) of every public top-level name and every method of a public class."""
-    return [(name, node.lineno) for name, node in defined(tangled.text) if name[0] != "_"]
-
-
 def chapter_uses(chapter: Path) -> Uses:
     """Everything the python fences of ``chapter`` use, by name: ``Value`` or ``from
     micrograd import Value``; ``.backward`` (not on an imported module: ``math.exp`` is not
@@ -124,7 +119,8 @@ def weave(docs: Path, root: Path = ROOT) -> Woven:
     titles = {page: Chapter.read(page).title for page in pages}
     uses = {page: chapter_uses(page) for page in pages}
     definitions = []
-    for name, line in defined_names(tangled):
+    public = [(name, node.lineno) for name, node in defined(tangled.text) if name[0] != "_"]
+    for name, line in public:  # every public top-level name, and every method of a public class
         chunk = tangled.chunk_at(line)
         home = tangled.chunks[chunk].fence.path
         users = tuple(page for page in pages if page != home and uses[page].use(name))
