@@ -1,5 +1,6 @@
 """The folded blocks' kinds, as the site marks them (tools/site/marks.py): each kind of fold
-gets the class book.css styles it by, and a fold of no kind gets none."""
+gets the class book.css styles it by, and a fold of no kind gets none; a link to the engine,
+and only that, becomes a download."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 import markdown
 import pytest
 
-from tools.site.marks import label_folds
+from tools.site.marks import label_folds, offer_download
 
 # Summaries as the book writes them, and the class each fold must get.
 FOLDS = [
@@ -34,3 +35,9 @@ def test_each_kind_of_fold_gets_its_class(summary, kind):
         f"{kind or 'no kind'}: see KINDS in tools/site/marks.py"
     )
     assert f"<summary>{summary}</summary>" in html
+
+
+def test_a_link_to_the_engine_and_only_that_becomes_a_download():
+    text = "[the engine](../micrograd.py) and [its notes](micrograd-py) and [it](micrograd.pyc)"
+    rest = " and [its notes](micrograd-py) and [it](micrograd.pyc)"
+    assert offer_download(text) == '<a download href="micrograd.py">the engine</a>' + rest
