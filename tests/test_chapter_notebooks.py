@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
-from tools.site.notebooks import chapter_notebook
+from tools.chapter import Chapter
+from tools.site.notebooks import chapter_notebook, markdown_of
 
 RUN = "import sys\nsys.path.insert(0, '')\nfor code in sys.argv[1:]:\n    exec(code, globals())\n"
 
@@ -44,3 +46,8 @@ def test_a_later_chapter_starts_from_the_engine_the_chapters_before_built(book, 
     assert markdown.startswith("# More") and "## Halving" in markdown
     opening = notebook.cells[0]  # the title and prose first, the engine's set-up after them
     assert opening.cell_type == "markdown" and opening.source.startswith("# More"), opening
+
+
+def test_a_markdown_cell_keeps_the_first_and_last_line_of_its_stretch():
+    chapter = Chapter.read(Path("x.md"), "# T\n\nfirst\nlast\n```python\nx = 1\n```\n")
+    assert markdown_of(chapter, 1, 4, {}) == "# T\n\nfirst\nlast"

@@ -269,7 +269,7 @@ def test_help_prints_the_usage_and_no_command_prints_it_as_an_error(no_setup, ca
 @pytest.mark.parametrize(
     ("address", "problem", "instead"),
     [
-        ("localhost:99999", "the port must be a number from 1 to 65535", "-a localhost:8001"),
+        ("localhost:65536", "the port must be a number from 1 to 65535", "-a localhost:8001"),
         ("127.0.0.1:0", "the port must be a number from 1 to 65535", "-a 127.0.0.1:8001"),
         ("127.0.0.1:http", "the port must be a number from 1 to 65535", "-a 127.0.0.1:8001"),
         ("foo", "-a foo is not an address: give IP:PORT", "-a 127.0.0.1:8001"),
@@ -294,6 +294,8 @@ def test_serve_reads_its_address_as_mkdocs_does():
         (["--dev-addr", "0.0.0.0:8001", "--strict"], "0.0.0.0:8001"),
         (["--dev-addr=[::1]:8001"], "[::1]:8001"),
         (["-a127.0.0.1:8001"], "127.0.0.1:8001"),
+        (["-a", "127.0.0.1:65535"], "127.0.0.1:65535"),  # the edges of the range
+        (["-a", "127.0.0.1:1"], "127.0.0.1:1"),
     ]:
         assert dev.serve_address(args) == tuple(options.IpAddress().validate(value)), args
     for refused in ("foo", "8001", ":8001", "foo:8001", "1.2.3:8001", "127.0.0.1:x"):

@@ -181,8 +181,9 @@ def test_figure_file_reads_alone_and_inside_a_page(name):
     assert not re.search(r'"(black|white|#000000|#ffffff)"', text), "fixed page colours"
     ids = re.findall(r'\bid="([^"]+)"', text)
     assert all(i.startswith(f"{name}-") for i in ids), "ids must be the figure's own"
-    page = inline(text, "a figure", name)
-    assert page.startswith(f'<svg data-figure="{name}" role="img" aria-label="a figure"')
+    page = inline(text, 'a "figure" & <it>', name)  # its text alternative stays one attribute
+    label = "a &quot;figure&quot; &amp; &lt;it&gt;"
+    assert page.startswith(f'<svg data-figure="{name}" role="img" aria-label="{label}"')
     assert "<style" not in page
 
 

@@ -16,7 +16,7 @@ import pytest
 from tests.helpers.browser import page_runner
 from tools import DOCS, ROOT
 from tools.page import lab, lab_data
-from tools.page.lab_settings import LIMITS, from_address
+from tools.page.lab_settings import LIMITS, MAX_ADDED, MAX_LAYERS, MAX_UNITS, from_address
 from tools.page.lab_settings import hint as lab_hint
 from tools.site.lab import PLACEHOLDER
 from tools.site.page_data import page_fences
@@ -148,6 +148,16 @@ def test_each_stated_limit_is_allowed_and_one_past_it_refused(name):
     for end, way in ((limit.low, -1), (limit.high, 1)):
         with pytest.raises(lab.LabError, match=f"from {limit.range}"):
             lab.settings({name: past(limit, end, way)})
+
+
+def test_the_hidden_layers_and_the_added_points_are_taken_to_their_limit_and_not_past_it():
+    most = ", ".join([str(MAX_UNITS)] * MAX_LAYERS)
+    assert lab.settings({"hidden": most}).hidden == (MAX_UNITS,) * MAX_LAYERS
+    with pytest.raises(lab.LabError, match=f"must be 0 to {MAX_LAYERS} sizes"):
+        lab.settings({"hidden": most + ", 1"})
+    assert len(lab.added_points("0,0,1;" * MAX_ADDED)) == MAX_ADDED
+    with pytest.raises(lab.LabError, match=f"At most {MAX_ADDED} points can be added"):
+        lab.added_points("0,0,1;" * (MAX_ADDED + 1))
 
 
 def test_a_tanh_unit_is_active_where_its_output_is_negative_too():

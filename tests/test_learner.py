@@ -565,3 +565,20 @@ def test_pytest_refuses_a_missing_engine_and_updating_outputs_with_one(tmp_path)
     assert "MICROGRAD_ENGINE" in missing.stderr and "no such file" in missing.stderr
     both = pytest_on(VALUE_CHAPTER, "--engine", str(BOOK_ENGINE), "--update-outputs")
     assert both.returncode == 4 and "would write what your engine prints" in both.stderr
+
+
+def test_a_value_is_shown_whole_up_to_width_and_cut_one_past_it():
+    from tools.learn.compare import WIDTH, shown
+
+    assert shown("x" * (WIDTH - 2)) == repr("x" * (WIDTH - 2))  # WIDTH, with its quotes
+    assert shown("x" * (WIDTH - 1)) == repr("x" * (WIDTH - 1))[: WIDTH - 3] + "..."
+
+
+def test_a_stub_as_long_as_a_line_may_be_stays_one_line_and_one_more_wraps():
+    from tools.learn.skeleton import LINE_LENGTH, _stub
+
+    section = "s" * (LINE_LENGTH - len('raise NotImplementedError("x is yours to write: see ")'))
+    assert _stub("x", section, "") == [
+        f'raise NotImplementedError("x is yours to write: see {section}")\n'
+    ]
+    assert len(_stub("x", section + "s", "")) == 3

@@ -1,5 +1,6 @@
 """The folded blocks' kinds, as the site marks them (tools/site/marks.py): each kind of fold
-gets the class book.css styles it by, and a fold of no kind gets none."""
+gets the class book.css styles it by, and a fold of no kind gets none; a link to the engine,
+and only that, becomes a download."""
 
 from __future__ import annotations
 
@@ -36,9 +37,9 @@ def test_each_kind_of_fold_gets_its_class(summary, kind):
     assert f"<summary>{summary}</summary>" in html
 
 
-def test_a_link_to_either_engine_file_downloads_the_site_s_copy():
-    text = "[get it](../micrograd.py), [or](../tensor.py), [a page](../tensor.md)"
-    assert offer_download(text) == (
-        '<a download href="micrograd.py">get it</a>, <a download href="tensor.py">or</a>, '
-        "[a page](../tensor.md)"
+def test_a_link_to_either_engine_file_and_only_that_downloads_the_site_s_copy():
+    text = "[get it](../micrograd.py), [or](../tensor.py)"
+    rest = ", [a page](../tensor.md), [its notes](micrograd-py), [it](micrograd.pyc)"
+    assert offer_download(text + rest) == (
+        '<a download href="micrograd.py">get it</a>, <a download href="tensor.py">or</a>' + rest
     )

@@ -194,6 +194,7 @@ def test_search_reads_math_as_a_line_of_text_with_scripts_and_no_tex():
     )
     assert said == expected, said
     assert search_text(r"\frac{\partial L}{\partial x} = 2 \cdot 15") == "(∂L)/(∂x) = 2 · 15"
+    assert search_text(r"\frac{a+b}{2}") == "(a + b)/2"  # one token: no parentheses
     page = math_in_markdown("$$\n\\sqrt{a^2}\n$$", print)
     shown, hidden = page.split("</div>\n\n")
     assert "data-search-exclude" in shown and "<math" in shown, page

@@ -285,9 +285,10 @@ def assert_shows(tab, expected: dict[int, dict]) -> None:
         assert (got["state"], got["status"]) == (want["state"], want["status"]), where
         report = want.get("report") or ""
         assert (got["failure"], got["printed"]) == (report, want["printed"]), where
+        same = bool(want.get("same")) and got["book"] is not None  # no second copy, no empty box
+        assert got["printedShown"] == (want["printed"] != "" and not same), f"{where}: printed box"
         if want.get("same") and not report:
             assert got["book"] == {"hidden": False, "run": "same"}, f"{where}: {got['book']}"
-            assert not got["printedShown"], f"{where}: the book's output shown twice"
         elif got["book"] and (want["printed"] or report):
             assert got["book"]["hidden"], f"{where}: the book's output still shown"
 
@@ -320,6 +321,8 @@ def test_run_all_a_failure_with_output_the_fences_not_run_and_stale_ones(browser
         assert said == next(e["status"] for e in told if e["kind"] == "not-run"), said
         click_and_wait(tab, bar(tab, session.line(0)).locator(".notebook-run"))
         assert_shows(tab, shown_as(told + again, session.chapter.cells))
+        said = tab.locator(".notebook-announce").text_content()  # at its opening ``` line
+        assert said.startswith(f"Fence at line {session.line(0) - 1}: "), said
         assert "stale" in {bar(tab, session.line(i)).get_attribute("data-state")
                            for i in range(1, edited + 1)}  # fmt: skip
         assert not tab.watch.problems, tab.watch.problems

@@ -75,11 +75,13 @@ def test_without_npm_the_build_says_last_what_the_site_lacks_and_what_to_install
         runtime.shutil, "which", lambda name, *a, **k: None if name == "npm" else real_which(name)
     )
     shim = runtime.SHIM.files["shim/index.js"]
-    config = SimpleNamespace(extra={"polyfills": [shim]})
+    config = SimpleNamespace(extra={"polyfills": [shim]}, docs_dir=str(ROOT / "docs"))
+    config.config_file_path, config.site_dir = str(tmp_path / "mkdocs.yml"), str(tmp_path / "site")
     made = prepare.Prepared(tmp_path / "tree")
     assert prepare.fetch(ROOT / "docs", made) == [None, None, None]
+    monkeypatch.setattr(prepare, "prepare", lambda *_: made)  # as the site pass would make it
     with caplog.at_level(logging.INFO, logger=hooks.log.name):
-        hooks.said(made, config)  # as on_config says what the site pass made
+        hooks.on_config(config)  # says what the site pass made, as mkdocs runs it
     assert config.extra["polyfills"] == [] and not made.search_from_disk
     log = "".join(  # as mkdocs prints its log
         f"{record.levelname:<8}-  {record.getMessage()}\n" for record in caplog.records

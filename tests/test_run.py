@@ -196,6 +196,7 @@ def test_what_a_fence_prints_is_told_as_it_is_printed():
     events = []
     outcome = Runner("docs/ch.md", cells(code)).run(0, tell=events.append)
     assert "".join(e["text"] for e in events if e["kind"] == "print") == "0\n1\n2\n"
+    assert [e["status"] for e in events if e["kind"] == "running"] == ["running…"]  # one alone
     assert outcome.report.startswith("docs/ch.md:12: AssertionError: after the prints")
 
 

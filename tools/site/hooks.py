@@ -1,8 +1,6 @@
 """The book's site for MkDocs 1.6 and ProperDocs (``hooks:`` in mkdocs.yml): a thin adapter.
-The site pass (prepare.py) makes docs/ into a tree under build/, named for where the site
-goes (builds run side by side), which is built in place of docs/; serve watches docs/."""
+The site pass (prepare.py) makes docs/ into a tree under build/, built in place of docs/."""
 
-import hashlib
 import logging
 import shutil
 import sys
@@ -24,29 +22,22 @@ def on_startup(command, dirty):
 
 def on_config(config):
     _book["docs"], root = config.docs_dir, Path(config.config_file_path).parent
-    name = hashlib.sha256(str(Path(config.site_dir).absolute()).encode()).hexdigest()[:12]
+    tree = prepare.tree_for(root, config.site_dir)
     try:
-        made = prepare.prepare(Path(config.docs_dir), root / "build" / name, _book["serving"])
+        made = prepare.prepare(Path(config.docs_dir), tree, _book["serving"])
     except runtime.RuntimeIntegrityError as error:
         raise PluginError(str(error)) from None
-    said(made, config)
+    for warning in made.warnings:  # they fail --strict
+        log.warning("%s", warning)
+    for line in made.told():  # tools/publish.py finds the lines marked LESSER
+        log.info("%s", line)
+    config.extra["polyfills"] = made.polyfills(config.extra.get("polyfills", []))
     config.docs_dir = _book["tree"] = str(made.tree)
     return config
 
 
-def said(made: prepare.Prepared, config) -> None:
-    """Warnings fail --strict; what the site goes without is marked for tools/publish.py."""
-    for warning in made.warnings:
-        log.warning("%s", warning)
-    for line in made.news + [runtime.LESSER + reason for reason in made.lesser]:
-        log.info("%s", line)
-    if not made.search_from_disk:
-        shim = runtime.SHIM.files["shim/index.js"]
-        config.extra["polyfills"] = [p for p in config.extra.get("polyfills", []) if p != shim]
-
-
-def on_serve(server, config, builder):
-    server.unwatch(config.docs_dir)  # the tree, made again before each build
+def on_serve(server, config, builder):  # serve watches docs/, not the tree made from it
+    server.unwatch(config.docs_dir)
     server.watch(_book["docs"])
     return server
 

@@ -9,6 +9,7 @@ data of Run buttons and figure controls; beside: the woven engine, the whole boo
 from __future__ import annotations
 
 import filecmp
+import hashlib
 import os
 import re
 import shutil
@@ -38,6 +39,18 @@ class Prepared:  # what ``prepare`` made, and what a generator's log should say 
     news: list[str] = field(default_factory=list)  # what was done besides: a re-tangle
     lesser: list[str] = field(default_factory=list)  # what the site goes without, and why
     search_from_disk: bool = True  # the shim named in mkdocs.yml's extra.polyfills is there
+
+    def told(self) -> list[str]:  # what was done besides, then what the site goes without
+        return self.news + [runtime.LESSER + reason for reason in self.lesser]
+
+    def polyfills(self, named: list[str]) -> list[str]:  # less the search shim if not there
+        shim = runtime.SHIM.files["shim/index.js"]
+        return [p for p in named if self.search_from_disk or p != shim]
+
+
+def tree_for(root: Path, site: str) -> Path:
+    """The tree of a site built into ``site``: named for it, so builds run side by side."""
+    return root / "build" / hashlib.sha256(str(Path(site).absolute()).encode()).hexdigest()[:12]
 
 
 def _href(src: str, anchor: str) -> str:
@@ -265,6 +278,6 @@ def _sync(stage: Path, tree: Path) -> None:
 
 if __name__ == "__main__":
     made = prepare(*(Path(a).absolute() for a in sys.argv[1:3]))
-    for line in made.warnings + made.news + [runtime.LESSER + r for r in made.lesser]:
+    for line in made.warnings + made.told():
         print(f"prepare: {line}", file=sys.stderr)
     sys.exit(f"prepare: {len(made.warnings)} warnings" if made.warnings else 0)
