@@ -77,11 +77,13 @@ def test_the_tensor_engine_gives_the_same_losses_and_says_which_engine_is_faster
     losses, last = frames[-1]["losses"], frames[-1]
     assert all(abs(a - b) <= 1e-9 * b for a, b in zip(losses, book["losses"], strict=True))
     assert last["accuracies"] == book["accuracies"] and last["address"] == "?engine=tensor"
-    assert re.fullmatch(r"\d+\.\d steps a second on the tensor engine, tensor\.", last["speed"])
+    assert re.fullmatch(
+        r"\d+\.\d steps a second on the tensor engine \(tensor\.py\)\.", last["speed"]
+    )
     assert "scalar engine" in ask("weight", settings=tensor, which="1, 1, 1")["refused"]
-    assert ask("draw")["frame"]["note"].endswith("at step 0, on the scalar engine, micrograd.")
+    assert ask("draw")["frame"]["note"].endswith("at step 0, on the scalar engine (micrograd.py).")
     scalar = [ask("step")["frame"] for _ in range(2)][-1]["speed"]  # both engines have run
-    said = r"\d+\.\d steps a second on the scalar engine, micrograd\. At these settings, "
+    said = r"\d+\.\d steps a second on the scalar engine \(micrograd\.py\)\. At these settings, "
     faster = r"(tensor|scalar) engine: \d+\.\d times as fast a step as the (scalar|tensor) one\."
     assert re.fullmatch(said + faster, scalar), scalar
 

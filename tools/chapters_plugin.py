@@ -12,8 +12,6 @@ end of the run (tools/notebook.py's write_outputs), and names each file in the t
 ``--engine=PATH`` runs the chapters against a learner's micrograd.py (tools/learner.py).
 """
 
-from __future__ import annotations
-
 import os
 from pathlib import Path
 from typing import ClassVar, NoReturn

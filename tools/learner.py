@@ -18,8 +18,6 @@
 work is done in tools/learn/; this file is the command line.
 """
 
-from __future__ import annotations
-
 import argparse
 import sys
 from pathlib import Path

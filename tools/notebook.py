@@ -6,8 +6,6 @@ the pytest plugin, learner mode (``engine=PATH``) and the figures drive; the fir
 stops a chapter. It imports no pytest.
 """
 
-from __future__ import annotations
-
 import ast
 import contextlib
 import dataclasses

@@ -19,8 +19,6 @@ Each command names its steps as it starts them, and ends with whatever the site 
 (no npm: no Run buttons, and no search from disk) and what to install to have it.
 """
 
-from __future__ import annotations
-
 import os
 import re
 import shutil

@@ -9,8 +9,6 @@ It refuses, writing nothing, whenever it cannot place an edit or the result woul
 tangle back to the same file.
 """
 
-from __future__ import annotations
-
 import argparse
 import ast
 import difflib

@@ -9,8 +9,6 @@ that says the file is generated and records a hash of it, so a later run can tel
 side changed (tools/sync.py); a marker above each chunk names its chapter and section.
 """
 
-from __future__ import annotations
-
 import argparse
 import ast
 import difflib

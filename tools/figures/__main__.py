@@ -12,8 +12,6 @@ keeps the record), and never one a page links to; any other file is named and ke
 are tools/page/graphs.py's and plots.py's; the step tables, step_tables.py's.
 """
 
-from __future__ import annotations
-
 import argparse
 import sys
 from collections.abc import Callable

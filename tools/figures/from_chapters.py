@@ -2,8 +2,6 @@
 drift from what the chapter computes: the files in docs/figures/, recordings and nudges.
 """
 
-from __future__ import annotations
-
 import re
 import shutil
 import subprocess

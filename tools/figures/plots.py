@@ -2,8 +2,6 @@
 (the primitives, then one function a figure, registered in tools/page/figures.py).
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping, Sequence
 from io import StringIO
 

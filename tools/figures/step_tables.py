@@ -2,8 +2,6 @@
 readers without the page's step controls (written by `python3 tools/dev.py figures`).
 """
 
-from __future__ import annotations
-
 import re
 from pathlib import Path
 

@@ -7,8 +7,6 @@ named there and still holds exactly those bytes: a reader's copy, or a drawing e
 is someone else's, whatever it looks like. And no file a page links to is deleted at all.
 """
 
-from __future__ import annotations
-
 import re
 from pathlib import Path
 

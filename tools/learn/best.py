@@ -5,8 +5,6 @@ storage on the page; merged here, for both (``remember``), and told in the same 
 (``best_lines``).
 """
 
-from __future__ import annotations
-
 import datetime
 import json
 from pathlib import Path

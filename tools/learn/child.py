@@ -3,8 +3,6 @@ way), or each in a child process with a time limit, writing an event a JSON line
 (``run_in_child``, ``check``), so that an endless loop costs one chapter its timeout.
 """
 
-from __future__ import annotations
-
 import contextlib
 import dataclasses
 import json

@@ -6,8 +6,6 @@ again, calls included: the check has just evaluated them once with the learner's
 a run of the diagnosis's own that nothing reads afterwards.
 """
 
-from __future__ import annotations
-
 import ast
 import math
 import textwrap

@@ -2,8 +2,6 @@
 the engine's names followed statement by statement through the chapter (``engine_checks``).
 """
 
-from __future__ import annotations
-
 import ast
 import functools
 import textwrap

@@ -2,8 +2,6 @@
 running the check again with a profiler, then with one function at a time the book's.
 """
 
-from __future__ import annotations
-
 import copy
 import json
 import sys

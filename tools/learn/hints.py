@@ -11,8 +11,6 @@ function. Math reads as text (``readable``). When no function could be named, th
 why, and what to try (``unnamed``).
 """
 
-from __future__ import annotations
-
 import ast
 import dataclasses
 import functools

@@ -5,8 +5,6 @@ What a browser lacks is all that differs: no processes (each chapter runs in the
 which the page ends at its time limit), and no fences that need files or processes.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import re

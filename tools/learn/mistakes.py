@@ -11,8 +11,6 @@ it with (``Mistake.shown_by``; tools/learn/places.py ``section_showing``), not b
 heading's name, so that a renamed or moved section needs no change here.
 """
 
-from __future__ import annotations
-
 import functools
 import math
 import types

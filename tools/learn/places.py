@@ -2,8 +2,6 @@
 builds each function of the engine, the sections that show its mistakes, chapters by number.
 """
 
-from __future__ import annotations
-
 import ast
 import functools
 import textwrap

@@ -1,7 +1,5 @@
 """The skeleton: a learner's engine file made from the book's, every body a stub."""
 
-from __future__ import annotations
-
 import ast
 from pathlib import Path
 

@@ -6,8 +6,6 @@ inside a repr to the book's 6 digits), ``pytest.raises(match=...)`` that caught 
 type, and ``assert <text> == "<the book's words>"``. The rest of such a check still runs.
 """
 
-from __future__ import annotations
-
 import ast
 import itertools
 import math

@@ -6,8 +6,6 @@ tools/page/protocol.py on the way in and out. Standard library only: this file r
 reader's browser (tools/page/).
 """
 
-from __future__ import annotations
-
 import json
 import random
 from collections.abc import Callable

@@ -4,8 +4,6 @@ of some (steps.py, ``track``). The engine is imported where a figure is drawn: w
 ``micrograd`` runs the chapter then.
 """
 
-from __future__ import annotations
-
 import re
 
 from . import steps

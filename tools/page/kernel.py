@@ -7,8 +7,6 @@ and line they are written at, so tracebacks point into the book. Standard librar
 this file also runs in the reader's browser (tools/page/).
 """
 
-from __future__ import annotations
-
 import bisect
 import contextlib
 import io

@@ -22,8 +22,6 @@ Messages (JSON both ways; the worker passes them as text) are tools/page/protoco
 ``apart`` (lab_apart.stage), or ``refused`` (a message; the lab as it was).
 """
 
-from __future__ import annotations
-
 import ast
 import json
 import math

@@ -11,8 +11,6 @@ left as it was: its gradients are put back, and the update is shown, not made.
 Standard library only: this file runs in the reader's browser (tools/page/).
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 from .lab_draw import WIDTH, human

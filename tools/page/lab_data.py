@@ -4,8 +4,6 @@ Each gives ``n`` points labelled 1 or -1, jittered by Gaussian ``noise``, from `
 the lab holds half of them out, as the chapter does. Standard library only (tools/page/).
 """
 
-from __future__ import annotations
-
 import ast
 import math
 import random

@@ -5,8 +5,6 @@ classes of docs/assets/lab/lab.css), from plain floats read from the parameters.
 Standard library only: this file runs in the reader's browser (tools/page/).
 """
 
-from __future__ import annotations
-
 import math
 import operator
 

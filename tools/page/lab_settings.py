@@ -3,8 +3,6 @@
 Standard library only: this file runs in the reader's browser (tools/page/).
 """
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
@@ -26,7 +24,10 @@ BOOK = {
     "engine": "micrograd",  # or "tensor": chapter 20's tensor.py
 }
 REDRAW = ("hidden", "activation", "dataset", "curve", "noise", "points", "engine")  # redrawn
-ENGINES = {"micrograd": "the scalar engine, micrograd", "tensor": "the tensor engine, tensor"}
+ENGINES = {
+    "micrograd": "the scalar engine (micrograd.py)",
+    "tensor": "the tensor engine (tensor.py)",
+}
 MAX_LAYERS, MAX_UNITS = 3, 16  # hidden layers, and units in each
 MAX_ADDED = 200  # points the reader may add
 

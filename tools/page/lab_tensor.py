@@ -1,8 +1,6 @@
 """The lab on chapter 20's tensor engine: its training step, and how fast a step is on each
 engine. Standard library only: this file runs in the reader's browser (tools/page/)."""
 
-from __future__ import annotations
-
 from dataclasses import replace
 
 from .lab_settings import ENGINES

@@ -6,8 +6,6 @@ from the reader's namespace; Graphviz, in the page, lays out the DOT this module
 of more than ``MAX_NODES`` boxes is not drawn: the reader is told its size instead.
 """
 
-from __future__ import annotations
-
 import json
 import re
 

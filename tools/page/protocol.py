@@ -17,8 +17,6 @@ page's Python, with the reason on the fence); tests/test_protocol.py records rea
 Standard library only: this file also runs in the reader's browser (tools/page/).
 """
 
-from __future__ import annotations
-
 import dataclasses
 import json
 from dataclasses import dataclass, field

@@ -12,8 +12,6 @@ status the page shows: fresh, waiting, running, print, done, not-run, stale, fig
 graphs. Standard library only: this file also runs in the reader's browser (tools/page/).
 """
 
-from __future__ import annotations
-
 import difflib
 import types
 from collections.abc import Callable, Iterable

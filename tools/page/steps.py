@@ -7,8 +7,6 @@ order (the chapter-3 careless walk). The rest turns a recording into captions, a
 chapter's table and a page's step data, from one source.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 

@@ -3,8 +3,6 @@ black made the page's text colour, a transparent background, the book's font, an
 made of the DOT names (``node-a0``), under the figure's name (``unique_ids``).
 """
 
-from __future__ import annotations
-
 import html
 import re
 

@@ -6,8 +6,6 @@ esbuild and keeps the script in the cache, later builds copy it. Without npm the
 builds without Run buttons, as for the Python runtime (tools/site/runtime.py).
 """
 
-from __future__ import annotations
-
 import hashlib
 import shutil
 import tempfile

@@ -5,8 +5,6 @@ control under it can find it by name (``with_data``). A figure drawn again for a
 and book.css shows one or the other.
 """
 
-from __future__ import annotations
-
 import html
 import re
 from pathlib import Path

@@ -5,8 +5,6 @@ under them the paragraph itself. docs/assets/lab/lab.js makes them work; tools/p
 in the page's Python, decides what they show. Static readers keep the paragraph.
 """
 
-from __future__ import annotations
-
 import html
 import json
 from pathlib import Path

@@ -7,8 +7,6 @@ but page.zip, which it is unpacked beside, does not hold, and the pure-Python pa
 tools/chapter.py parses Markdown with.
 """
 
-from __future__ import annotations
-
 import ast
 import html
 from pathlib import Path

@@ -3,8 +3,6 @@ each folded block from what its summary says (``label_folds``), and the links to
 micrograd.py offered as a download (``offer_download``).
 """
 
-from __future__ import annotations
-
 import re
 
 from tools import ENGINES

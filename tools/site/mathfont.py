@@ -9,8 +9,6 @@ feature: the subset lays out the book's MathML as the whole font does. The same 
 the same fontTools give the same bytes (the head table's date is left as it was).
 """
 
-from __future__ import annotations
-
 import html
 import io
 import re

@@ -5,8 +5,6 @@ the markup slips in its element tree that no font can fix (``mend``). The LaTeX 
 along as an ``application/x-tex`` annotation, left out of search.
 """
 
-from __future__ import annotations
-
 import html
 import itertools
 import re

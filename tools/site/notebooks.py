@@ -14,8 +14,6 @@ files or tools: tools/notebook.py's ``needs``) is shown as code in a Markdown ce
 what it needs, so that the notebook runs from top to bottom anywhere.
 """
 
-from __future__ import annotations
-
 import ast
 import base64
 import re

@@ -5,8 +5,6 @@ instant navigation remakes a page's scripts without their attributes, and search
 index an attribute. Pages read it with ``bookPage.data`` (docs/assets/page/page.js).
 """
 
-from __future__ import annotations
-
 import dataclasses
 import html
 import json

@@ -6,8 +6,6 @@ data of Run buttons and figure controls; beside: the woven engine, the whole boo
 (print_page.md), notebooks, the engine, the page's Python from npm. Raw HTML links end in
 .html. A file made the same is left untouched (`serve --dirty`)."""
 
-from __future__ import annotations
-
 import filecmp
 import hashlib
 import os

@@ -6,8 +6,6 @@ page runs (tools/page/, as one zip) and the book's engine chunks. Without npm th
 builds without Run buttons, and says how to enable them (tools/site/hooks.py).
 """
 
-from __future__ import annotations
-
 import base64
 import hashlib
 import io

@@ -5,8 +5,6 @@ Plain functions over tools/tangle.py and tools/chapter.py, called by the site pa
 page that shows the engine, ``used_in_html`` the line under each engine fence of a chapter.
 """
 
-from __future__ import annotations
-
 import ast
 import html as html_text
 from collections.abc import Callable
