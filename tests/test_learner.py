@@ -299,6 +299,7 @@ def test_read_next_for_chapter_3_is_the_chapter_2_section_the_error_names(skelet
     assert "03-backward" not in read_next
 
 
+@pytest.mark.heavy  # learner mode runs chapters: `test`, not `check`
 def test_filling_in_add_and_mul_makes_more_checks_pass(add_mul_runs):
     (fresh, _), (before, before_table), (after, after_table) = add_mul_runs
     assert fresh.passed < before.passed < after.passed, (fresh, before, after)

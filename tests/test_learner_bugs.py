@@ -280,12 +280,8 @@ TENSOR = [Bug(*bug[:4], (bug[4],), bug[5], engine="tensor.py") for bug in [
 # fmt: on
 
 QUICK = {  # a few run in `dev.py check` too
-    "Value.__init__: keeps an int as it is, not as a float",
     "Value._backward: = instead of += in the backward push",
-    "Value.__mul__: the two local derivatives swapped",
-    "Value.backward: pushes by assigning, = for +=, in its own loop",
     "Value.backward: never spends the graph (pytest.raises sees nothing raised)",
-    "Value.backward: refuses a spent graph only at its root, after pushing",
     "Tensor._elementwise: a repeated operand's gradient not summed: its first repeat kept",
 }
 

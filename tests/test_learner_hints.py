@@ -261,6 +261,7 @@ def test_with_no_function_named_the_hint_says_why_and_what_to_try():
     assert "compare what each gives" in said[1]
 
 
+@pytest.mark.heavy  # learner mode runs chapters: `test`, not `check`
 def test_learn_gives_one_more_hint_each_time_it_is_asked(tmp_path, capsys):
     engine = tmp_path / "micrograd.py"
     shutil.copyfile(BOOK_ENGINE, engine)
@@ -295,6 +296,7 @@ def test_a_hint_reads_plainly_its_links_named_as_the_table_names_places():
     assert not [h.name for h in book_hints().values() if "$" in plain(h) or "\\" in plain(h)]
 
 
+@pytest.mark.heavy  # learner mode runs chapters: `test`, not `check`
 def test_over_two_failing_chapters_the_hint_is_about_the_function_read_next_names(tmp_path, capsys):
     engine = tmp_path / "micrograd.py"
     text = BOOK_ENGINE.read_text(encoding="utf-8")

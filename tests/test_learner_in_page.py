@@ -66,6 +66,7 @@ def in_the_page(tmp_path, engine: str, chapters: list[Path]) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.heavy  # checks an engine with the zip, chapter by chapter: `test`, not `check`
 def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(tmp_path):
     data = book_zip()
     assert data == book_zip()

@@ -169,6 +169,7 @@ def reworded(text: str) -> str:
     return text.replace(book_repr, 'f"Value(data={self.data}, grad={self.grad})"')
 
 
+@pytest.mark.heavy  # learner mode runs chapters: `test`, not `check`
 def test_learn_prints_each_row_as_it_comes_and_remembers_the_best(tmp_path, capsys):
     engine = tmp_path / "micrograd.py"
     book = BOOK_ENGINE.read_text(encoding="utf-8")

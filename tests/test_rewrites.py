@@ -366,6 +366,7 @@ print('c')
 """
 
 
+@pytest.mark.heavy  # runs chapters again under xdist: `test`, not `check`
 def test_update_outputs_under_xdist_names_every_file_in_the_terminal(pytester):
     pytester.makeconftest(
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"

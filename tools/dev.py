@@ -358,7 +358,7 @@ def command_line(command: str, rest: "list[str]") -> list:
 def command_lines(rest: "list[str]") -> "dict[str, list]":
     return {
         "test": [PYTHON, "-m", "pytest", *PARALLEL, *rest],
-        "check": [PYTHON, "-m", "pytest", *PARALLEL, "-m", "not site and not heavy", *rest],
+        "check": [PYTHON, "-m", "pytest", "-m", "not site and not heavy", *rest],  # one process
         "serve": [PYTHON, "-c", MKDOCS_SERVE, *serve_options(rest)],
         "build": [PYTHON, "-m", "tools.publish", "build", *rest],
         "pdf": [PYTHON, "-m", "tools.publish", "pdf", *rest],
