@@ -336,14 +336,17 @@ def test_sync_writes_nothing_when_a_chapter_is_saved_while_it_runs(book, monkeyp
 # --update-outputs through real pytest, on two processes as tools/dev.py runs it: three
 # chapters, one stale, one whose first fence inserts a fence above itself (an author's
 # edit during the run), one whose first fence changes a fence below it that then runs.
-INSERTS = f"""\
+INSERTS_INTO_B = f"""\
 ```python
 from pathlib import Path
 
 chapter = Path("b.md")
 chapter.write_text("{TICKS}python\\nprint('new')\\n{TICKS}\\n\\n" + chapter.read_text())
 ```
-
+"""
+INSERTS = (
+    INSERTS_INTO_B
+    + """
 ```python
 print("b")
 ```
@@ -352,6 +355,7 @@ print("b")
 stale
 ```
 """
+)
 CHANGES = """\
 ```python
 from pathlib import Path
@@ -366,11 +370,14 @@ print('c')
 """
 
 
+def with_the_plugin(pytester):
+    """A conftest that loads the chapters' plugin from this repository."""
+    plugin = 'pytest_plugins = ["tools.chapters_plugin"]\n'
+    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n{plugin}")
+
+
 def test_update_outputs_under_xdist_names_every_file_in_the_terminal(pytester):
-    pytester.makeconftest(
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        'pytest_plugins = ["tools.chapters_plugin"]\n'
-    )
+    with_the_plugin(pytester)
     stale = "```python\nprint(6 * 7)\n```\n\n```output\n41\n```\n"
     for name, text in {"a.md": stale, "b.md": INSERTS, "c.md": CHANGES}.items():
         (pytester.path / name).write_text(text, encoding="utf-8")
@@ -397,15 +404,8 @@ def test_update_outputs_under_xdist_names_every_file_in_the_terminal(pytester):
 
 # The issue's case: a fence inserted at the top of a chapter while the run goes on, before
 # the chapter's turn comes. a.md runs first (one process, files in order) and inserts it
-# into b.md; b.md still runs as collected, and its blocks go under their own fences.
-INSERTS_INTO_B = f"""\
-```python
-from pathlib import Path
-
-chapter = Path("b.md")
-chapter.write_text("{TICKS}python\\nprint('new')\\n{TICKS}\\n\\n" + chapter.read_text())
-```
-"""
+# into b.md (INSERTS_INTO_B, above); b.md still runs as collected, and its blocks go under
+# their own fences.
 B = """\
 ```python
 x = 6
@@ -426,10 +426,7 @@ print(x)
 
 
 def test_a_chapter_edited_before_its_turn_runs_as_collected_and_keeps_the_edit(pytester):
-    pytester.makeconftest(
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        'pytest_plugins = ["tools.chapters_plugin"]\n'
-    )
+    with_the_plugin(pytester)
     (pytester.path / "a.md").write_text(INSERTS_INTO_B, encoding="utf-8")
     (pytester.path / "b.md").write_text(B, encoding="utf-8")
     result = pytester.runpytest_subprocess(
