@@ -24,12 +24,7 @@ from tools.learn.child import check
 from tools.learn.diagnose import _Replay, _with_the_books, needed
 from tools.learn.hints import LEVELS, hint
 from tools.learn.mistakes import MISTAKES, mistake, seen
-from tools.learn.places import (
-    book_definitions,
-    heading_above,
-    section_showing,
-    where_in_book,
-)
+from tools.learn.places import book_definitions, heading_above, section_showing, where_in_book
 from tools.learn.table import progress_table
 from tools.notebook import import_engine
 

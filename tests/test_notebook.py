@@ -320,9 +320,7 @@ UPDATES = {
 }
 
 
-def test_update_outputs_writes_what_was_printed_keeps_the_fences_below_and_then_passes(
-    pytester,
-):
+def test_update_outputs_writes_what_was_printed_keeps_the_fences_below_and_then_passes(pytester):
     names = {case: f"case-{i}" for i, case in enumerate(UPDATES)}
     paths, _ = run_chapters(
         pytester, {names[case]: before for case, (before, _) in UPDATES.items()}, "--update-outputs"
@@ -396,9 +394,7 @@ OPTIONAL_CHAPTER = """
     """
 
 
-def test_a_fence_needing_a_missing_optional_module_is_skipped_with_the_reason_said_once(
-    pytester,
-):
+def test_a_fence_needing_a_missing_optional_module_is_skipped_with_the_reason_said_once(pytester):
     pytester.makeconftest(
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nimport tools.notebook\n"
         "tools.notebook.OPTIONAL['no_such_module_here'] = 'no_such_module_here is absent'\n"

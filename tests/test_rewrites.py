@@ -210,9 +210,7 @@ print(x * x)
 """
 
 
-def test_a_fence_inserted_at_the_top_while_it_ran_keeps_its_block_and_the_rest_theirs(
-    tmp_path,
-):
+def test_a_fence_inserted_at_the_top_while_it_ran_keeps_its_block_and_the_rest_theirs(tmp_path):
     path = tmp_path / "04-chapter.md"
     inserted = f"{TICKS}python\nprint('new')\n{TICKS}\n\n{TICKS}output\nmine\n{TICKS}\n\n"
     path.write_text(CHAPTER.replace("# Four fences\n\n", "# Four fences\n\n" + inserted))
@@ -272,9 +270,7 @@ def test_a_chapter_unchanged_since_it_was_read_is_written_by_index_even_with_twi
     )
 
 
-def test_rewrite_writes_only_what_it_read_keeps_line_endings_and_mode_and_leaves_no_file(
-    tmp_path,
-):
+def test_rewrite_writes_only_what_it_read_keeps_line_endings_and_mode_and_leaves_no_file(tmp_path):
     path = tmp_path / "chapter.md"
     path.write_bytes(b"one\r\ntwo\r\n")
     path.chmod(0o640)
