@@ -199,21 +199,15 @@ def test_sync_refuses_an_edit_it_cannot_place_and_names_the_place(book, capsys, 
 @pytest.mark.parametrize(
     ("old", "new", "chapter", "joined"),
     [
-        (
-            "\n\n# --- docs/02-more.md#halving, engine fence 2",
-            "\n\n# a quarter is half of a half\n# --- docs/02-more.md#halving, engine fence 2",
-            "02-more.md",
-            "    return Thing(thing.n // 2)\n# a quarter is half of a half\n```",
-        ),
-        (
-            "\n\n# --- docs/02-more.md#halving, engine fence 1",
-            "\nX = 1\n# --- docs/02-more.md#halving, engine fence 1",
-            "01-thing.md",
-            "        return Thing(2 * self.n)\nX = 1\n```",
-        ),
+        ("\n\n# --- docs/02-more.md#halving, engine fence 2",
+         "\n\n# a quarter is half of a half\n# --- docs/02-more.md#halving, engine fence 2",
+         "02-more.md", "    return Thing(thing.n // 2)\n# a quarter is half of a half\n```"),
+        ("\n\n# --- docs/02-more.md#halving, engine fence 1",
+         "\nX = 1\n# --- docs/02-more.md#halving, engine fence 1",
+         "01-thing.md", "        return Thing(2 * self.n)\nX = 1\n```"),
     ],
     ids=["comment-above-a-marker", "code-over-a-blank-line"],
-)
+)  # fmt: skip
 def test_lines_added_below_a_chunk_s_blank_lines_join_it(book, capsys, old, new, chapter, joined):
     """CONTRIBUTING: lines added after a chunk join it, even below the blank lines that
     follow it (a comment above the next marker): they end up right after its code."""
