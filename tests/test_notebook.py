@@ -126,12 +126,15 @@ def test_updated_outputs_replace_add_and_remove_blocks(chapter):
 CHILD = ("--markdown-docs", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
 
+def with_the_plugin(pytester, first: str = ""):
+    """A conftest that loads this repository's chapters plugin, after the code ``first``."""
+    plugin = 'pytest_plugins = ["tools.chapters_plugin"]\n'
+    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n{first}{plugin}")
+
+
 def run_chapter(pytester, text, *args):
     """Run pytest on one chapter in a scratch folder, with this project's runner."""
-    pytester.makeconftest(
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        'pytest_plugins = ["tools.chapters_plugin"]\n'
-    )
+    with_the_plugin(pytester)
     path = pytester.path / "chapter.md"
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path, pytester.runpytest_subprocess(*CHILD, "-rs", *args)
@@ -395,10 +398,10 @@ OPTIONAL_CHAPTER = """
 
 
 def test_a_fence_needing_a_missing_optional_module_is_skipped_with_the_reason_said_once(pytester):
-    pytester.makeconftest(
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nimport tools.notebook\n"
-        "tools.notebook.OPTIONAL['no_such_module_here'] = 'no_such_module_here is absent'\n"
-        'pytest_plugins = ["tools.chapters_plugin"]\n'
+    with_the_plugin(
+        pytester,
+        "import tools.notebook\n"
+        "tools.notebook.OPTIONAL['no_such_module_here'] = 'no_such_module_here is absent'\n",
     )
     path = pytester.path / "chapter.md"
     path.write_text(textwrap.dedent(OPTIONAL_CHAPTER), encoding="utf-8")

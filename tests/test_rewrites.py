@@ -19,7 +19,8 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from tools import ROOT, sync, tangle
+from tests.test_notebook import with_the_plugin
+from tools import sync, tangle
 from tools.chapter import ChangedError, Chapter, rewrite
 from tools.notebook import updated_outputs, write_outputs
 
@@ -364,12 +365,6 @@ chapter.write_text(chapter.read_text().replace("print(" + "'c')", "print('c, edi
 print('c')
 ```
 """
-
-
-def with_the_plugin(pytester):
-    """A conftest that loads the chapters' plugin from this repository."""
-    plugin = 'pytest_plugins = ["tools.chapters_plugin"]\n'
-    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n{plugin}")
 
 
 def test_update_outputs_under_xdist_names_every_file_in_the_terminal(pytester):

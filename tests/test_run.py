@@ -10,6 +10,7 @@ import textwrap
 
 import pytest
 
+from tests.test_notebook import with_the_plugin
 from tools import DOCS, ROOT, relative
 from tools.learn.child import run_chapter
 from tools.learn.skeleton import skeleton
@@ -144,14 +145,11 @@ def test_a_syntax_error_in_an_earlier_chapters_chunk_is_told_at_its_line(book):
 
 
 def test_the_chapters_pass_under_pytest_and_the_engine_is_not_the_repositorys(book, pytester):
-    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n" + CONFTEST)
+    with_the_plugin(pytester)
     for path in book.glob("*.md"):
         (pytester.path / path.name).write_text(path.read_text(), encoding="utf-8")
     result = pytester.runpytest_subprocess("--markdown-docs", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=7)
-
-
-CONFTEST = 'pytest_plugins = ["tools.chapters_plugin"]\n'
 
 
 def cells(*codes, engine=()):
