@@ -272,7 +272,6 @@ TENSOR = [Bug(*bug[:4], (bug[4],), bug[5], engine="tensor.py") for bug in [
      "Reductions, and keepdims"),
 ]]
 # fmt: on
-# fmt: on
 
 QUICK = {  # a few run in `dev.py check` too
     "Value.__init__: keeps an int as it is, not as a float",
@@ -423,30 +422,21 @@ STYLES = {  # (old, new) pieces of the book's engine, or a function of its whole
     "a repr in angle brackets": [(BOOK_REPR, 'f"<Value data={self.data} grad={self.grad}>"')],
     "topo on a stack of (node, flag) pairs": [(TOPO_BODY, PAIRS)],
     "reflected operations as methods, parameters by loops": [
-        (
-            "    __radd__ = __add__  # 2 + x is x + 2\n",
-            "    def __radd__(self, o):\n        return self + o\n",
-        ),
-        (
-            "    __rmul__ = __mul__  # 2 * x is x * 2\n",
-            "    def __rmul__(self, o):\n        return self * o\n",
-        ),
+        ("    __radd__ = __add__  # 2 + x is x + 2\n",
+         "    def __radd__(self, o):\n        return self + o\n"),
+        ("    __rmul__ = __mul__  # 2 * x is x * 2\n",
+         "    def __rmul__(self, o):\n        return self * o\n"),
         ("        return [*self.w, self.b]\n", "        return self.w + [self.b]\n"),
-        (
-            "        return [p for layer in self.layers for p in layer.parameters()]\n",
-            "        found = []\n        for layer in self.layers:\n"
-            "            found.extend(layer.parameters())\n        return found\n",
-        ),
+        ("        return [p for layer in self.layers for p in layer.parameters()]\n",
+         "        found = []\n        for layer in self.layers:\n"
+         "            found.extend(layer.parameters())\n        return found\n"),
     ],
     "a !r repr, backward's refusal as a loop": [
         (BOOK_REPR, 'f"Value(data={self.data!r}, grad={self.grad!r})"'),
-        (
-            "        if any(node._local is None for node in order):\n            raise",
-            "        for node in order:\n"
-            "            if node._local is None:\n                raise",
-        ),
+        ("        if any(node._local is None for node in order):\n            raise",
+         "        for node in order:\n            if node._local is None:\n                raise"),
     ],
-}
+}  # fmt: skip
 
 
 def third_rung(failure) -> str:
