@@ -531,18 +531,9 @@ QUICK = ("-p", "no:hypothesispytest")  # chapters never use it; it costs half a 
 
 
 def pytest_on(chapter: Path, *args: str, env: dict[str, str] | None = None):
+    command = [sys.executable, "-m", "pytest", str(chapter), "-p", "no:cacheprovider", *QUICK]
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(chapter),
-            "-p",
-            "no:cacheprovider",
-            *QUICK,
-            "-rs",
-            *args,
-        ],
+        [*command, "-rs", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -349,13 +349,8 @@ def test_rerunning_each_engine_fence_of_chapter_2_edited_or_not_keeps_the_engine
     planted = runner.cells[first].code.replace("self.grad = 0.0", "self.grad = 0.0 / 0", 1)
     runner.run(first, {first: "# edited\n" + planted})
     outcome = runner.run(last, {last: "Value(2.0)\n"})
-    line = (
-        runner.cells[first].line
-        + 1
-        + planted.splitlines().index(
-            next(text for text in planted.splitlines() if "0.0 / 0" in text)
-        )
-    )
+    offset = next(i for i, text in enumerate(planted.splitlines()) if "0.0 / 0" in text)
+    line = runner.cells[first].line + 1 + offset
     assert outcome.report.startswith(f"docs/02-the-value-atom.md:{line}: ZeroDivisionError")
 
 

@@ -427,13 +427,8 @@ def test_every_control_shows_the_focus(tab):
     )
     assert len(seen) >= focusable - 1, seen  # Tab went through them (less the one started from)
     assert all(seen.values()), [name for name, shown in seen.items() if not shown]
-    for name in (
-        "lab-rate",
-        "lab-gradients",
-        "lab-activation",
-        "lab-curves-here",
-        "lab-boundary-here",
-    ):
+    shown = ("lab-rate", "lab-gradients", "lab-activation", "lab-curves-here", "lab-boundary-here")
+    for name in shown:
         assert any(name in element for element in seen), (name, seen)
 
 
