@@ -270,11 +270,8 @@ def test_another_network_starts_again_and_its_units_are_drawn_with_words(tab):
     for name, value in [("hidden", "17"), ("noise", "-1"), ("points", "3"), ("decay", "2")]:
         tab.locator(f".lab-{name}").fill(value)
         press(tab, "step")
-        assert (
-            tab.locator(".lab-problem")
-            .text_content()
-            .endswith(f"{value!r} is not. Change it and try again.")
-        )
+        problem = tab.locator(".lab-problem").text_content()
+        assert problem.endswith(f"{value!r} is not. Change it and try again."), problem
         assert frame(tab)["step"] == 0 and frame(tab)["settings"]["hidden"] == "8, 4"
         tab.locator(f".lab-{name}").fill(
             {"hidden": "8, 4", "noise": "0.1", "points": "200", "decay": "0"}[name]
@@ -301,11 +298,8 @@ def test_points_are_added_from_the_keyboard_of_either_moon(tab):
     tab.wait_for_selector(".lab[data-state=idle]")
     labels = [point.split(",")[2] for point in frame(tab)["added"].split(";")]
     assert labels == ["1", "-1"] and "added=" in tab.evaluate("location.search")
-    assert (
-        tab.locator(".lab-note")
-        .text_content()
-        .startswith("Added a training point of the outer moon")
-    )
+    note = tab.locator(".lab-note").text_content()
+    assert note.startswith("Added a training point of the outer moon"), note
     assert tab.locator(".lab-dot").count() == 102
     press(tab, "clear")
     assert frame(tab)["added"] == "" and "added" not in tab.evaluate("location.search")
