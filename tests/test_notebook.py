@@ -180,8 +180,7 @@ def test_a_fence_run_alone_runs_the_fences_above_it_once(pytester):
     )
     _, result = run_chapter(pytester, text)
     result.assert_outcomes(passed=5)
-    ids = pytester.runpytest_subprocess(*CHILD, "--collect-only", "-q").outlines
-    last = [line for line in ids if line.startswith("chapter.md::")][-1]
+    last = collected_ids(pytester)[-1]
     alone = pytester.runpytest_subprocess(*CHILD, last)
     alone.assert_outcomes(passed=1)
 

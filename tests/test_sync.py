@@ -20,6 +20,13 @@ def sync(docs, out):
     return sync_tool.main(["--docs", str(docs), "--out", str(out)])
 
 
+@pytest.fixture
+def tangled(book):
+    """The small book, and its micrograd.py as tangle writes it."""
+    tangle(*book)
+    return book
+
+
 def sync_refused(docs, out, capsys):
     """Run sync, which must refuse (exit 1) and write nothing; what it printed."""
     before = snapshot(docs, out)
@@ -40,9 +47,8 @@ def test_sync_writes_the_engine_when_it_is_missing_or_only_the_chapters_changed(
     assert sync(docs, out) == 0 and "up to date" in capsys.readouterr().out
 
 
-def test_sync_writes_a_changed_function_body_back_into_its_fence(book, capsys):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_writes_a_changed_function_body_back_into_its_fence(tangled, capsys):
+    docs, out = tangled
     edit(out, "        return Thing(2 * self.n)", "        return Thing(self.n + self.n)")
     capsys.readouterr()
     assert sync(docs, out) == 0
@@ -75,9 +81,8 @@ def test_sync_writes_a_real_function_body_back_into_its_chapter(tmp_path):
     assert notebook.failure is None, notebook.failure
 
 
-def test_sync_writes_added_and_removed_lines_into_the_right_fences(book):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_writes_added_and_removed_lines_into_the_right_fences(tangled):
+    docs, out = tangled
     edit(out, "        self.n = n\n", "        self.n = n\n        self.history = []\n")
     edit(out, "    def double(self):\n", "    def double(self):\n        # twice n\n")
     edit(  # a new method at the end of the class: it joins the fence the class ends with
@@ -104,9 +109,8 @@ def test_sync_writes_added_and_removed_lines_into_the_right_fences(book):
     assert tangle(docs, out, "--check") == 0
 
 
-def test_sync_writes_several_edits_to_one_fence(book):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_writes_several_edits_to_one_fence(tangled):
+    docs, out = tangled
     edit(out, "class Thing:\n", "class Thing:  # a thing\n")
     edit(out, "(self, n):\n", '(self, n):\n        """Make one."""\n')
     edit(out, "        self.n = n\n", "        self.n = int(n)\n")
@@ -130,9 +134,8 @@ def test_sync_keeps_a_chapter_s_windows_line_endings(book):
     ).encode("utf-8")
 
 
-def test_sync_refuses_when_both_sides_changed_and_shows_both_diffs(book, capsys):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_refuses_when_both_sides_changed_and_shows_both_diffs(tangled, capsys):
+    docs, out = tangled
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "book"]):
         subprocess.run([*git, *command], cwd=docs.parent, check=True, capture_output=True)
@@ -160,9 +163,8 @@ def test_sync_without_the_last_generated_engine_shows_the_two_changes_together(b
     assert "sha256 of what follows" not in captured.out, "the hash line is no one's change"
 
 
-def test_sync_accepts_the_same_edit_made_on_both_sides(book, capsys):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_accepts_the_same_edit_made_on_both_sides(tangled, capsys):
+    docs, out = tangled
     edit(out, "2 * self.n", "3 * self.n")
     edit(docs / "01-thing.md", "2 * self.n", "3 * self.n")
     assert sync(docs, out) == 0
@@ -181,9 +183,8 @@ def test_sync_accepts_the_same_edit_made_on_both_sides(book, capsys):
     ],
     ids=["marker", "marker-deleted", "header", "after-header", "comment-after-header"],
 )
-def test_sync_refuses_an_edit_it_cannot_place_and_names_the_place(book, capsys, old, new, place):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_refuses_an_edit_it_cannot_place_and_names_the_place(tangled, capsys, old, new, place):
+    docs, out = tangled
     edit(out, old, new)
     err = sync_refused(docs, out, capsys).err
     assert err.startswith("sync: micrograd.py:") and err.count("\n") == 1, err
@@ -231,27 +232,24 @@ def test_lines_added_below_a_chunk_s_blank_lines_join_it(book, capsys, old, new,
     ],
     ids=["trailing-blank-line", "fence-closed-early"],
 )
-def test_sync_refuses_an_edit_that_would_not_tangle_back_the_same(book, capsys, old, new, shown):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_refuses_an_edit_that_would_not_tangle_back_the_same(tangled, capsys, old, new, shown):
+    docs, out = tangled
     edit(out, old, new)
     captured = sync_refused(docs, out, capsys)
     assert "nothing was written" in captured.err and "tangle --force" in captured.err
     assert shown in captured.out
 
 
-def test_sync_refuses_an_engine_that_is_not_valid_python(book, capsys):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_refuses_an_engine_that_is_not_valid_python(tangled, capsys):
+    docs, out = tangled
     edit(out, "return half(half(thing))", "return half(half(thing)")
     err = sync_refused(docs, out, capsys).err
     line = int(err.split("micrograd.py:")[1].split(":")[0])
     assert "half(half(thing)" in out.read_text().splitlines()[line - 1]
 
 
-def test_sync_refuses_when_the_hash_line_is_gone(book, capsys):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_refuses_when_the_hash_line_is_gone(tangled, capsys):
+    docs, out = tangled
     text = out.read_text()
     out.write_text("\n".join(line for line in text.split("\n") if "sha256" not in line))
     assert "sha256 line is gone" in sync_refused(docs, out, capsys).err
