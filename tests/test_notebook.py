@@ -4,6 +4,7 @@ import textwrap
 
 import pytest
 
+from tests.helpers.book import run_all
 from tools import ROOT
 from tools.chapter import Chapter, chapters
 from tools.notebook import OPTIONAL, Notebook, OutputMismatchError, updated_outputs
@@ -63,8 +64,7 @@ def test_output_block_separated_by_prose_is_misplaced(chapter):
 
 
 def test_notebook_runs_class_pieces_and_experiments_in_order(chapter):
-    notebook = Notebook(chapter)
-    notebook.run_until(len(notebook.cells))
+    notebook = run_all(chapter)
     assert notebook.failure is None
     assert notebook.namespace["Thing"](5).double().n == 10
     assert notebook.printed == {0: "", 1: "", 2: "", 3: "4\n"}
@@ -91,16 +91,14 @@ def test_printing_without_an_output_block_is_a_failure(chapter):
 
 def test_first_failure_stops_the_chapter(chapter):
     chapter.write_text(CHAPTER.replace("assert Thing(2).n == 2", "assert Thing(2).n == 3"))
-    notebook = Notebook(chapter)
-    notebook.run_until(len(notebook.cells))
+    notebook = run_all(chapter)
     assert notebook.next == 2  # the failing fence was the last to run
     assert "01-thing.md:14: AssertionError" in notebook.failure  # the line that raised
 
 
 def test_a_fence_that_does_not_compile_stops_the_chapter(chapter):
     chapter.write_text(CHAPTER.replace("assert Thing(2).n == 2", "assert Thing(2).n =="))
-    notebook = Notebook(chapter)
-    notebook.run_until(len(notebook.cells))
+    notebook = run_all(chapter)
     assert notebook.next == 2
     assert "SyntaxError" in notebook.failure
 

@@ -10,6 +10,7 @@ import textwrap
 
 import pytest
 
+from tests.helpers.book import run_all
 from tests.test_notebook import with_the_plugin
 from tools import DOCS, ROOT, relative
 from tools.learn.child import run_chapter
@@ -102,12 +103,6 @@ def book(tmp_path):
     for name, text in BOOK.items():
         (docs / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
     return docs
-
-
-def run_all(path):
-    notebook = Notebook(path)
-    notebook.run_until(len(notebook.cells))
-    return notebook
 
 
 def test_each_chapter_runs_with_the_engine_as_it_stands_at_its_place(book):

@@ -5,11 +5,10 @@ import subprocess
 
 import pytest
 
-from tests.helpers.book import CHAPTER, edit, snapshot
+from tests.helpers.book import CHAPTER, edit, run_all, snapshot
 from tools import ROOT
 from tools import sync as sync_tool
 from tools import tangle as tangle_tool
-from tools.notebook import Notebook
 
 
 def tangle(docs, out, *flags):
@@ -57,8 +56,7 @@ def test_sync_writes_a_changed_function_body_back_into_its_fence(tangled, capsys
     assert chapter == CHAPTER.replace("Thing(2 * self.n)", "Thing(self.n + self.n)")
     assert "docs/01-thing.md:21" in said  # the chapter line that changed
     assert tangle(docs, out, "--check") == 0
-    notebook = Notebook(docs / "01-thing.md")
-    notebook.run_until(len(notebook.cells))
+    notebook = run_all(docs / "01-thing.md")
     assert notebook.next == len(notebook.cells) and notebook.failure is None, notebook.failure
 
 
@@ -76,8 +74,7 @@ def test_sync_writes_a_real_function_body_back_into_its_chapter(tmp_path):
         encoding="utf-8"
     ).replace(old, new)
     assert tangle(docs, out, "--check") == 0
-    notebook = Notebook(chapter)
-    notebook.run_until(len(notebook.cells))
+    notebook = run_all(chapter)
     assert notebook.failure is None, notebook.failure
 
 
@@ -329,6 +326,5 @@ def test_a_second_engine_file_is_tangled_synced_and_run_apart_from_the_first(boo
     edit(docs / "03-tensor.md", "twice().n == 6", "twice().n == 15")
     edit(docs / "04-after.md", "twice().n == 2", "twice().n == 5")
     for name in TENSOR_CHAPTERS:
-        notebook = Notebook(docs / name)
-        notebook.run_until(len(notebook.cells))
+        notebook = run_all(docs / name)
         assert notebook.failure is None and notebook.next == len(notebook.cells), notebook.failure
