@@ -108,11 +108,7 @@ def chained_dot(weights, inputs, bias):
 
 
 FLOATS = Backend(
-    tanh=math.tanh,
-    exp=math.exp,
-    log=math.log,
-    relu=lambda a: a if a > 0 else 0.0,
-    dot=chained_dot,
+    tanh=math.tanh, exp=math.exp, log=math.log, relu=lambda a: a if a > 0 else 0.0, dot=chained_dot
 )
 
 
@@ -120,13 +116,8 @@ def value_backend():
     """The engine under test, imported late so this module imports without it."""
     import micrograd
 
-    return Backend(
-        tanh=lambda a: a.tanh(),
-        exp=lambda a: a.exp(),
-        log=lambda a: a.log(),
-        relu=lambda a: a.relu(),
-        dot=micrograd.dot,
-    )
+    tanh, exp, log, relu = map(operator.methodcaller, ("tanh", "exp", "log", "relu"))
+    return Backend(tanh=tanh, exp=exp, log=log, relu=relu, dot=micrograd.dot)
 
 
 def apply(step: Step, nodes: Sequence, backend: Backend):
