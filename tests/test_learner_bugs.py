@@ -55,11 +55,8 @@ NN = ("06-neuron-layer-mlp.md",)
 
 ORDER = "docs/02-the-value-atom.md, section 'The order of the backward pass'"
 DEEP = "docs/02-the-value-atom.md, section 'Deep graphs'"  # recursion shown failing
-TOPO_BODY = BOOK_ENGINE.read_text(encoding="utf-8").split("        order, visited = [], set()\n")[1]
-TOPO_BODY = (
-    "        order, visited = [], set()\n" + TOPO_BODY[: TOPO_BODY.index("        return order\n")]
-)
-TOPO_BODY += "        return order\n"
+START, END = "        order, visited = [], set()\n", "        return order\n"  # topo's body
+TOPO_BODY = START + BOOK_ENGINE.read_text(encoding="utf-8").split(START)[1].split(END)[0] + END
 UNVISITED_ORDER = """\
         order, stack = [], [(self, False)]
         while stack:
