@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.vscode import jsonc, launch
+from tests.test_dev import free_port
 from tools import ROOT
 from tools.chapter import Chapter
 
@@ -98,12 +99,6 @@ def connect(port: int, process: subprocess.Popen, until: float) -> socket.socket
             if process.poll() is not None or time.monotonic() > until:
                 raise
             time.sleep(0.1)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_the_debug_configuration_is_the_one_the_workspace_ships():

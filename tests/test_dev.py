@@ -365,6 +365,18 @@ def start_serve(book: Path, port: int):
         )
 
 
+@contextlib.contextmanager
+def serving(book: Path, port: int):
+    """dev.py serve on ``book``, listening on ``port``; killed at the end if still running."""
+    server = start_serve(book, port)
+    try:
+        wait_until(lambda: listening(port), "serve listens")
+        yield server
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+
+
 def assert_stopped_cleanly(book: Path, port: int):
     """mkdocs serve ended, as on Ctrl-C: its port free and its temporary site removed."""
     assert dev.port_is_free("127.0.0.1", port), "mkdocs serve outlived dev.py serve"
@@ -380,9 +392,7 @@ posix_signals = pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
 @posix_signals
 def test_serve_retangles_a_saved_chapter_and_sigterm_frees_the_port(small_book):
     port = free_port()
-    server = start_serve(small_book, port)
-    try:
-        wait_until(lambda: listening(port), "serve listens")
+    with serving(small_book, port) as server:
         engine = small_book / "micrograd.py"
         wait_until(engine.exists, "serve tangles micrograd.py")
         assert "return 42" in engine.read_text()
@@ -395,46 +405,30 @@ def test_serve_retangles_a_saved_chapter_and_sigterm_frees_the_port(small_book):
         server.send_signal(signal.SIGTERM)  # to dev.py alone, as an IDE's stop button does
         assert server.wait(timeout=30) == 128 + signal.SIGTERM
         assert_stopped_cleanly(small_book, port)
-    finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGKILL)
 
 
 @pytest.mark.site
 @posix_signals
 def test_serve_stops_on_ctrl_c_and_frees_the_port(small_book):
     port = free_port()
-    server = start_serve(small_book, port)
-    try:
-        wait_until(lambda: listening(port), "serve listens")
+    with serving(small_book, port) as server:
         assert "200 OK" in fetch(port, "/")
         os.killpg(server.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
         assert server.wait(timeout=30) == 130
         assert_stopped_cleanly(small_book, port)  # though mkdocs had it twice: from dev.py too
-        again = start_serve(small_book, port)  # and serve starts again at once on that port
-        try:
-            wait_until(lambda: listening(port), "serve listens again")
-        finally:
-            os.killpg(again.pid, signal.SIGINT)
-            again.wait(timeout=30)
-    finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGKILL)
+    with serving(small_book, port) as again:  # and serve starts again at once on that port
+        os.killpg(again.pid, signal.SIGINT)
+        again.wait(timeout=30)
 
 
 @pytest.mark.site
 @posix_signals
 def test_serve_stops_on_an_interrupt_sent_to_dev_py_alone(small_book):
     port = free_port()
-    server = start_serve(small_book, port)
-    try:
-        wait_until(lambda: listening(port), "serve listens")
+    with serving(small_book, port) as server:
         server.send_signal(signal.SIGINT)  # as a supervisor or an editor's task runner does
         assert server.wait(timeout=30) == 130
         assert_stopped_cleanly(small_book, port)  # interrupted, not terminated after a while
-    finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGKILL)
 
 
 def run_until_stopped(child: list, **options) -> subprocess.Popen:

@@ -15,6 +15,7 @@ def spent_graph():
     return y
 
 
+# fmt: off
 BAD_INPUTS = [
     ("Value of a string", lambda: Value("3"), TypeError, "real number, not str"),
     ("Value of a Value", lambda: Value(Value(1.0)), TypeError, "real number, not Value"),
@@ -61,80 +62,41 @@ BAD_INPUTS = [
     ("constant nan", lambda: Value(1.0) * math.nan, ValueError, "finite number, not nan"),
     ("product overflow", lambda: Value(1e308) * 10, OverflowError, r"result of \* is too large"),
     ("sum overflow", lambda: Value(1e308) + 1e308, OverflowError, r"result of \+ is too large"),
-    (
-        "dot overflow",
-        lambda: dot([Value(1e308)], [10.0], Value(0.0)),
-        OverflowError,
-        "result of dot is too large",
-    ),
-    (
-        "unknown activation",
-        lambda: Layer(2, 2, random.Random(0), activation="sigmoid"),
-        ValueError,
-        "activation must be one of",
-    ),
-    (
-        "dot widths",
-        lambda: dot([Value(1.0)], [1.0, 2.0], Value(0.0)),
-        ValueError,
-        "expected 1 inputs",
-    ),
+    ("dot overflow", lambda: dot([Value(1e308)], [10.0], Value(0.0)),
+     OverflowError, "result of dot is too large"),
+    ("unknown activation", lambda: Layer(2, 2, random.Random(0), activation="sigmoid"),
+     ValueError, "activation must be one of"),
+    ("dot widths", lambda: dot([Value(1.0)], [1.0, 2.0], Value(0.0)),
+     ValueError, "expected 1 inputs"),
     ("dot input", lambda: dot([Value(1.0)], [None], Value(0.0)), TypeError, "not NoneType"),
     ("Value of a bool", lambda: Value(True), TypeError, "real number, not bool"),
     ("log of a subnormal", lambda: Value(1e-320).log(), OverflowError, "slope 1/"),
     ("graph_dot of a number", lambda: graph_dot(3), TypeError, "under a Value, not int"),
     ("dot weight a number", lambda: dot([1.0], [1.0], Value(0.0)), TypeError, "weights must"),
     ("dot input nan", lambda: dot([Value(1.0)], [math.nan], 0.0), ValueError, "finite numbers"),
-    (
-        "neuron fed inf",
-        lambda: Neuron(2, random.Random(0))([math.inf, 1.0]),
-        ValueError,
-        "inputs must be finite numbers, not inf",
-    ),
-    (
-        "one-layer MLP, unknown activation",
-        lambda: MLP(2, [1], activation="sigmoid"),
-        ValueError,
-        "activation must be one of",
-    ),
-    (
-        "MLP, unknown output activation",
-        lambda: MLP(2, [3, 1], output_activation="softmax"),
-        ValueError,
-        "not 'softmax'",
-    ),
+    ("neuron fed inf", lambda: Neuron(2, random.Random(0))([math.inf, 1.0]),
+     ValueError, "inputs must be finite numbers, not inf"),
+    ("one-layer MLP, unknown activation", lambda: MLP(2, [1], activation="sigmoid"),
+     ValueError, "activation must be one of"),
+    ("MLP, unknown output activation", lambda: MLP(2, [3, 1], output_activation="softmax"),
+     ValueError, "not 'softmax'"),
     ("softmax_ce empty", lambda: softmax_ce([], 0), ValueError, "at least one logit"),
     ("softmax_ce target high", lambda: softmax_ce([Value(1.0)], 1), ValueError, "out of range"),
     ("softmax_ce target low", lambda: softmax_ce([Value(1.0)], -1), ValueError, "out of range"),
     ("softmax_ce target type", lambda: softmax_ce([Value(1.0)], "0"), TypeError, "class index"),
-    (
-        "softmax_ce of a dict",  # its keys are not logits
-        lambda: softmax_ce({0: Value(1.0)}, 0),
-        TypeError,
-        "logits must be a sequence such as a list, not dict",
-    ),
+    ("softmax_ce of a dict", lambda: softmax_ce({0: Value(1.0)}, 0),  # its keys are not logits
+     TypeError, "logits must be a sequence such as a list, not dict"),
     ("softmax_ce of a set", lambda: softmax_ce({Value(1.0)}, 0), TypeError, "sequence.*not set"),
-    (
-        "softmax_ce of a generator",
-        lambda: softmax_ce((Value(v) for v in (1.0, 2.0)), 0),
-        TypeError,
-        "sequence such as a list, not generator",
-    ),
-    (
-        "MLP fed a dict",
-        lambda: MLP(2, [1])({0: 1.0, 1: 2.0}),
-        TypeError,
-        "inputs must be a sequence such as a list, not dict",
-    ),
-    (
-        "dot weights a dict",
-        lambda: dot({0: Value(1.0)}, [1.0], 0),
-        TypeError,
-        "weights must be a seq",
-    ),
+    ("softmax_ce of a generator", lambda: softmax_ce((Value(v) for v in (1.0, 2.0)), 0),
+     TypeError, "sequence such as a list, not generator"),
+    ("MLP fed a dict", lambda: MLP(2, [1])({0: 1.0, 1: 2.0}),
+     TypeError, "inputs must be a sequence such as a list, not dict"),
+    ("dot weights a dict", lambda: dot({0: Value(1.0)}, [1.0], 0),
+     TypeError, "weights must be a seq"),
     ("MLP fed a bool", lambda: MLP(2, [1])([True, 1]), TypeError, "numbers or Values, not bool"),
     ("dot input a bool", lambda: dot([Value(1.0)], [False], 0.0), TypeError, "Values, not bool"),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize(

@@ -63,9 +63,7 @@ def test_the_book_settings_give_the_chapters_losses_exactly(book):
     assert frame["losses"] == book["losses"]  # floats, compared exactly
     assert frame["accuracies"] == book["accuracies"]
     assert frame["losses"][2] == max(frame["losses"])  # the spike at step 2 the chapter teaches
-    held = [
-        book["accuracy"](book["make_model"](), book["X_held"], book["Y_held"]),
-    ]
+    held = [book["accuracy"](book["make_model"](), book["X_held"], book["Y_held"])]
     assert frame["held"][0] == held[0]  # plain floats give the engine's held-out accuracy
     assert frame["status"].startswith(f"{STEPS} of 100 steps done. Step {STEPS - 1}: loss ")
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.book import run_all
 from tools import ROOT
 from tools.chapter import Chapter, chapter_number, chapters
 from tools.learn.best import record_path
@@ -426,8 +427,7 @@ def test_the_learner_engine_replaces_the_engine_fences_and_is_unloaded_after(tmp
             monkeypatch.delitem(sys.modules, "micrograd", raising=False)
         else:
             monkeypatch.setitem(sys.modules, "micrograd", before)
-        book = Notebook(chapter, engine=engine)
-        book.run_until(len(book.cells))
+        book = run_all(chapter, engine=engine)
         assert book.failure is None
         assert sys.modules.get("micrograd") is before
     assert not (engine.parent / "__pycache__").exists()
@@ -532,18 +532,9 @@ QUICK = ("-p", "no:hypothesispytest")  # chapters never use it; it costs half a 
 
 
 def pytest_on(chapter: Path, *args: str, env: dict[str, str] | None = None):
+    command = [sys.executable, "-m", "pytest", str(chapter), "-p", "no:cacheprovider", *QUICK]
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(chapter),
-            "-p",
-            "no:cacheprovider",
-            *QUICK,
-            "-rs",
-            *args,
-        ],
+        [*command, "-rs", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,

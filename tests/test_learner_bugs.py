@@ -24,12 +24,7 @@ from tools.learn.child import check
 from tools.learn.diagnose import _Replay, _with_the_books, needed
 from tools.learn.hints import LEVELS, hint
 from tools.learn.mistakes import MISTAKES, mistake, seen
-from tools.learn.places import (
-    book_definitions,
-    heading_above,
-    section_showing,
-    where_in_book,
-)
+from tools.learn.places import book_definitions, heading_above, section_showing, where_in_book
 from tools.learn.table import progress_table
 from tools.notebook import import_engine
 
@@ -60,11 +55,8 @@ NN = ("06-neuron-layer-mlp.md",)
 
 ORDER = "docs/02-the-value-atom.md, section 'The order of the backward pass'"
 DEEP = "docs/02-the-value-atom.md, section 'Deep graphs'"  # recursion shown failing
-TOPO_BODY = BOOK_ENGINE.read_text(encoding="utf-8").split("        order, visited = [], set()\n")[1]
-TOPO_BODY = (
-    "        order, visited = [], set()\n" + TOPO_BODY[: TOPO_BODY.index("        return order\n")]
-)
-TOPO_BODY += "        return order\n"
+START, END = "        order, visited = [], set()\n", "        return order\n"  # topo's body
+TOPO_BODY = START + BOOK_ENGINE.read_text(encoding="utf-8").split(START)[1].split(END)[0] + END
 UNVISITED_ORDER = """\
         order, stack = [], [(self, False)]
         while stack:
@@ -277,7 +269,6 @@ TENSOR = [Bug(*bug[:4], (bug[4],), bug[5], engine="tensor.py") for bug in [
      "Reductions, and keepdims"),
 ]]
 # fmt: on
-# fmt: on
 
 QUICK = {  # a few run in `dev.py check` too
     "Value._backward: = instead of += in the backward push",
@@ -424,30 +415,21 @@ STYLES = {  # (old, new) pieces of the book's engine, or a function of its whole
     "a repr in angle brackets": [(BOOK_REPR, 'f"<Value data={self.data} grad={self.grad}>"')],
     "topo on a stack of (node, flag) pairs": [(TOPO_BODY, PAIRS)],
     "reflected operations as methods, parameters by loops": [
-        (
-            "    __radd__ = __add__  # 2 + x is x + 2\n",
-            "    def __radd__(self, o):\n        return self + o\n",
-        ),
-        (
-            "    __rmul__ = __mul__  # 2 * x is x * 2\n",
-            "    def __rmul__(self, o):\n        return self * o\n",
-        ),
+        ("    __radd__ = __add__  # 2 + x is x + 2\n",
+         "    def __radd__(self, o):\n        return self + o\n"),
+        ("    __rmul__ = __mul__  # 2 * x is x * 2\n",
+         "    def __rmul__(self, o):\n        return self * o\n"),
         ("        return [*self.w, self.b]\n", "        return self.w + [self.b]\n"),
-        (
-            "        return [p for layer in self.layers for p in layer.parameters()]\n",
-            "        found = []\n        for layer in self.layers:\n"
-            "            found.extend(layer.parameters())\n        return found\n",
-        ),
+        ("        return [p for layer in self.layers for p in layer.parameters()]\n",
+         "        found = []\n        for layer in self.layers:\n"
+         "            found.extend(layer.parameters())\n        return found\n"),
     ],
     "a !r repr, backward's refusal as a loop": [
         (BOOK_REPR, 'f"Value(data={self.data!r}, grad={self.grad!r})"'),
-        (
-            "        if any(node._local is None for node in order):\n            raise",
-            "        for node in order:\n"
-            "            if node._local is None:\n                raise",
-        ),
+        ("        if any(node._local is None for node in order):\n            raise",
+         "        for node in order:\n            if node._local is None:\n                raise"),
     ],
-}
+}  # fmt: skip
 
 
 def third_rung(failure) -> str:

@@ -41,12 +41,10 @@ def planted(tmp_path: Path, *changes: tuple[str, str]) -> Path:
 # cannot run on it (it reads self.activation), nor the learner's on the book's objects.
 BY_NAME = (
     ("        self.activation = ACTIVATIONS[activation]\n", "        self.act = activation\n"),
-    (
-        "        return z if self.activation is None else self.activation(z)\n",
-        "        function = ACTIVATIONS[self.act]\n"
-        "        return z if function is None else function(z)\n",
-    ),
-)
+    ("        return z if self.activation is None else self.activation(z)\n",
+     "        function = ACTIVATIONS[self.act]\n"
+     "        return z if function is None else function(z)\n"),
+)  # fmt: skip
 RELU_ALWAYS = (
     "        return z if function is None else function(z)\n",
     "        return z if function is None else z.relu()\n",

@@ -135,57 +135,38 @@ NAME = re.compile(r"[\w.]+")  # what a rule may put in backticks: a name, not an
 # Each refusal of each function (a piece of its raise, or a helper it calls to refuse) and
 # what its hint must say of it. A refusal added to the engine fails the test until its
 # function's hint names it, and a line here says where.
+# fmt: off
 REFUSED = {
-    "Value.__init__": {
-        "finite number": "`nan` or an infinity",
-        "real number": "not a real number",
-        "too large for a float": "when operands made it",
-    },
+    "Value.__init__": {"finite number": "`nan` or an infinity", "real number": "not a real number",
+                       "too large for a float": "when operands made it"},
     "Value._backward": {"USED_GRAPH": "A spent node"},
     "Value.backward": {"USED_GRAPH": "before changing anything"},
-    "Value.__pow__": {
-        "constant int or float": "a `bool` or a `Value`",
-        "must be a finite number": "not finite",
-        "negative base": "a negative base",
-        "zero to a negative power": "zero to a negative power",
-        "the slope at 0 is infinite": "between 0 and 1",
-        "{n} is too large": "a result",
-        "its slope is too large": "a slope too large",
-    },
+    "Value.__pow__": {"constant int or float": "a `bool` or a `Value`",
+                      "must be a finite number": "not finite", "negative base": "a negative base",
+                      "zero to a negative power": "zero to a negative power",
+                      "the slope at 0 is infinite": "between 0 and 1",
+                      "{n} is too large": "a result",
+                      "its slope is too large": "a slope too large"},
     "Value.__truediv__": {"division by zero": "divisor of zero", "slope": "slope too large"},
     "Value.exp": {"too large": "a result too large"},
     "Value.log": {"positive input": "0 or less", "its slope": "too large for a float"},
     "check_sequence": {"a sequence such as a list": "a mapping"},
-    "dot": {
-        "check_sequence(": "`check_sequence`",
-        "expected": "different counts",
-        "weights must be Values": "a weight that is not a `Value`",
-        "numbers or Values": "a `bool` is not a number",
-        "finite numbers": "not finite",
-    },
+    "dot": {"check_sequence(": "`check_sequence`", "expected": "different counts",
+            "weights must be Values": "a weight that is not a `Value`",
+            "numbers or Values": "a `bool` is not a number", "finite numbers": "not finite"},
     "check_size": {"not {type(n)": "another type", "not {n}": "below 1"},
     "check_activation": {"must be one of": "a key of `ACTIVATIONS`"},
-    "Neuron.__init__": {
-        "check_size(": "as those two checks say",
-        "check_activation(": "as those two checks say",
-        "rng must be": "cannot draw uniformly",
-    },
+    "Neuron.__init__": {"check_size(": "as those two checks say",
+                        "check_activation(": "as those two checks say",
+                        "rng must be": "cannot draw uniformly"},
     "Layer.__init__": {"check_size(": "as `check_size` does"},
-    "MLP.__init__": {
-        "list of layer sizes": "not a list or tuple",
-        "at least one layer size": "an empty list",
-        "check_size(": "each size",
-        "check_activation(": "both activations",
-    },
-    "softmax_ce": {
-        "check_sequence(": "`check_sequence`",
-        "at least one logit": "no logits",
-        "class index": "not an `int`",
-        "out of range": "outside the logits",
-    },
+    "MLP.__init__": {"list of layer sizes": "not a list or tuple",
+                     "at least one layer size": "an empty list", "check_size(": "each size",
+                     "check_activation(": "both activations"},
+    "softmax_ce": {"check_sequence(": "`check_sequence`", "at least one logit": "no logits",
+                   "class index": "not an `int`", "out of range": "outside the logits"},
     "graph_dot": {"under a Value": "not a `Value`"},
 }
-# fmt: off
 TENSOR_REFUSED = {  # the same for tensor.py
     "shape_of": {"real numbers": "not a real number", "finite numbers": "not finite",
                  "at least one number": "An empty list", "ragged": "ragged"},

@@ -107,9 +107,7 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
 
 
 @pytest.mark.heavy  # runs every chapter of the book again: `test`, not `check`
-def test_the_books_engine_passes_every_counted_check_of_every_chapter_in_the_pages_python(
-    tmp_path,
-):
+def test_the_books_engine_passes_every_counted_check_of_every_chapter_in_the_pages_python(tmp_path):
     """Every chapter, as the page's Check of "every chapter" runs them (the page itself
     checks two: tests/site/test_learner_page.py): the book's engine passes every check of
     the engine the page can run, and the table says how many it cannot, and why."""

@@ -7,14 +7,11 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from tools import ROOT
-
-sys.path.insert(0, str(ROOT / "tools"))
-import dev
+from tests.test_dev import fake_venv  # noqa: F401  (a fixture: dev.py's paths in tmp_path)
+from tools import ROOT, dev
 
 LEARNER_MODULES = """
 import importlib.metadata, sys
@@ -41,18 +38,9 @@ def test_the_learn_extra_holds_what_learner_mode_imports():
     assert set(dev.EXTRAS) >= {"learn", "site", "test"}
 
 
-@pytest.fixture
-def fake_venv(tmp_path, monkeypatch):
-    venv = tmp_path / ".venv"
-    venv.mkdir()
-    monkeypatch.setattr(dev, "VENV", venv)
-    monkeypatch.setattr(dev, "STAMP", venv / "installed.sha256")
-    monkeypatch.setattr(dev, "PYTHON", Path(sys.executable))
-    monkeypatch.delenv("MICROGRAD_EXTRAS", raising=False)
-    return venv
-
-
-def test_learner_mode_installs_the_learn_extra_alone_and_test_adds_the_rest(fake_venv, monkeypatch):
+@pytest.mark.usefixtures("fake_venv")
+def test_learner_mode_installs_the_learn_extra_alone_and_test_adds_the_rest(monkeypatch):
+    dev.VENV.mkdir()
     installed = []
 
     def pip(command, **_):

@@ -4,6 +4,7 @@ import textwrap
 
 import pytest
 
+from tests.helpers.book import run_all
 from tools import ROOT
 from tools.chapter import Chapter, chapters
 from tools.notebook import OPTIONAL, Notebook, OutputMismatchError, updated_outputs
@@ -63,8 +64,7 @@ def test_output_block_separated_by_prose_is_misplaced(chapter):
 
 
 def test_notebook_runs_class_pieces_and_experiments_in_order(chapter):
-    notebook = Notebook(chapter)
-    notebook.run_until(len(notebook.cells))
+    notebook = run_all(chapter)
     assert notebook.failure is None
     assert notebook.namespace["Thing"](5).double().n == 10
     assert notebook.printed == {0: "", 1: "", 2: "", 3: "4\n"}
@@ -91,16 +91,14 @@ def test_printing_without_an_output_block_is_a_failure(chapter):
 
 def test_first_failure_stops_the_chapter(chapter):
     chapter.write_text(CHAPTER.replace("assert Thing(2).n == 2", "assert Thing(2).n == 3"))
-    notebook = Notebook(chapter)
-    notebook.run_until(len(notebook.cells))
+    notebook = run_all(chapter)
     assert notebook.next == 2  # the failing fence was the last to run
     assert "01-thing.md:14: AssertionError" in notebook.failure  # the line that raised
 
 
 def test_a_fence_that_does_not_compile_stops_the_chapter(chapter):
     chapter.write_text(CHAPTER.replace("assert Thing(2).n == 2", "assert Thing(2).n =="))
-    notebook = Notebook(chapter)
-    notebook.run_until(len(notebook.cells))
+    notebook = run_all(chapter)
     assert notebook.next == 2
     assert "SyntaxError" in notebook.failure
 
@@ -126,12 +124,15 @@ def test_updated_outputs_replace_add_and_remove_blocks(chapter):
 CHILD = ("--markdown-docs", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
 
+def with_the_plugin(pytester, first: str = ""):
+    """A conftest that loads this repository's chapters plugin, after the code ``first``."""
+    plugin = 'pytest_plugins = ["tools.chapters_plugin"]\n'
+    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n{first}{plugin}")
+
+
 def run_chapter(pytester, text, *args):
     """Run pytest on one chapter in a scratch folder, with this project's runner."""
-    pytester.makeconftest(
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        'pytest_plugins = ["tools.chapters_plugin"]\n'
-    )
+    with_the_plugin(pytester)
     path = pytester.path / "chapter.md"
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path, pytester.runpytest_subprocess(*CHILD, "-rs", *args)
@@ -177,8 +178,7 @@ def test_a_fence_run_alone_runs_the_fences_above_it_once(pytester):
     )
     _, result = run_chapter(pytester, text)
     result.assert_outcomes(passed=5)
-    ids = pytester.runpytest_subprocess(*CHILD, "--collect-only", "-q").outlines
-    last = [line for line in ids if line.startswith("chapter.md::")][-1]
+    last = collected_ids(pytester)[-1]
     alone = pytester.runpytest_subprocess(*CHILD, last)
     alone.assert_outcomes(passed=1)
 
@@ -320,9 +320,7 @@ UPDATES = {
 }
 
 
-def test_update_outputs_writes_what_was_printed_keeps_the_fences_below_and_then_passes(
-    pytester,
-):
+def test_update_outputs_writes_what_was_printed_keeps_the_fences_below_and_then_passes(pytester):
     names = {case: f"case-{i}" for i, case in enumerate(UPDATES)}
     paths, _ = run_chapters(
         pytester, {names[case]: before for case, (before, _) in UPDATES.items()}, "--update-outputs"
@@ -396,13 +394,11 @@ OPTIONAL_CHAPTER = """
     """
 
 
-def test_a_fence_needing_a_missing_optional_module_is_skipped_with_the_reason_said_once(
-    pytester,
-):
-    pytester.makeconftest(
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nimport tools.notebook\n"
-        "tools.notebook.OPTIONAL['no_such_module_here'] = 'no_such_module_here is absent'\n"
-        'pytest_plugins = ["tools.chapters_plugin"]\n'
+def test_a_fence_needing_a_missing_optional_module_is_skipped_with_the_reason_said_once(pytester):
+    with_the_plugin(
+        pytester,
+        "import tools.notebook\n"
+        "tools.notebook.OPTIONAL['no_such_module_here'] = 'no_such_module_here is absent'\n",
     )
     path = pytester.path / "chapter.md"
     path.write_text(textwrap.dedent(OPTIONAL_CHAPTER), encoding="utf-8")

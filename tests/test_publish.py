@@ -113,13 +113,6 @@ def test_the_reasons_come_after_every_step_even_the_archive(monkeypatch, capsys)
     assert publish.main(["build", "--archive"]) == 0
     lines = capsys.readouterr().err.splitlines()
     assert done == ["build", "pdf", "zip"]
-    assert [line.split(" ")[1] for line in lines] == [
-        "building",
-        "wrote",
-        "printing",
-        "wrote",
-        "zipping",
-        "wrote",
-        "the",
-    ], lines
+    said = ["building", "wrote", "printing", "wrote", "zipping", "wrote", "the"]
+    assert [line.split(" ")[1] for line in lines] == said, lines
     assert lines[-1] == "publish: the site is lesser: no Run buttons"

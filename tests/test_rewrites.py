@@ -19,7 +19,8 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from tools import ROOT, sync, tangle
+from tests.test_notebook import with_the_plugin
+from tools import sync, tangle
 from tools.chapter import ChangedError, Chapter, rewrite
 from tools.notebook import updated_outputs, write_outputs
 
@@ -175,14 +176,8 @@ def test_the_property_tests_own_oracle_places_a_fence_inserted_at_the_top():
     keeps its own block, and every block stays under its fence."""
     read = [("fence", "a"), ("block", "stale\n"), ("fence", "b")]
     now = [("fence", "new"), ("block", "mine\n"), *read]
-    assert expected(read, now, {0: "A\n", 1: "B\n"}) == [
-        ("fence", "new"),
-        ("block", "mine\n"),
-        ("fence", "a"),
-        ("block", "A\n"),
-        ("fence", "b"),
-        ("block", "B\n"),
-    ]
+    placed = [("fence", "a"), ("block", "A\n"), ("fence", "b"), ("block", "B\n")]
+    assert expected(read, now, {0: "A\n", 1: "B\n"}) == [*now[:2], *placed]
 
 
 CHAPTER = """\
@@ -210,9 +205,7 @@ print(x * x)
 """
 
 
-def test_a_fence_inserted_at_the_top_while_it_ran_keeps_its_block_and_the_rest_theirs(
-    tmp_path,
-):
+def test_a_fence_inserted_at_the_top_while_it_ran_keeps_its_block_and_the_rest_theirs(tmp_path):
     path = tmp_path / "04-chapter.md"
     inserted = f"{TICKS}python\nprint('new')\n{TICKS}\n\n{TICKS}output\nmine\n{TICKS}\n\n"
     path.write_text(CHAPTER.replace("# Four fences\n\n", "# Four fences\n\n" + inserted))
@@ -272,9 +265,7 @@ def test_a_chapter_unchanged_since_it_was_read_is_written_by_index_even_with_twi
     )
 
 
-def test_rewrite_writes_only_what_it_read_keeps_line_endings_and_mode_and_leaves_no_file(
-    tmp_path,
-):
+def test_rewrite_writes_only_what_it_read_keeps_line_endings_and_mode_and_leaves_no_file(tmp_path):
     path = tmp_path / "chapter.md"
     path.write_bytes(b"one\r\ntwo\r\n")
     path.chmod(0o640)
@@ -336,14 +327,17 @@ def test_sync_writes_nothing_when_a_chapter_is_saved_while_it_runs(book, monkeyp
 # --update-outputs through real pytest, on two processes as tools/dev.py runs it: three
 # chapters, one stale, one whose first fence inserts a fence above itself (an author's
 # edit during the run), one whose first fence changes a fence below it that then runs.
-INSERTS = f"""\
+INSERTS_INTO_B = f"""\
 ```python
 from pathlib import Path
 
 chapter = Path("b.md")
 chapter.write_text("{TICKS}python\\nprint('new')\\n{TICKS}\\n\\n" + chapter.read_text())
 ```
-
+"""
+INSERTS = (
+    INSERTS_INTO_B
+    + """
 ```python
 print("b")
 ```
@@ -352,6 +346,7 @@ print("b")
 stale
 ```
 """
+)
 CHANGES = """\
 ```python
 from pathlib import Path
@@ -368,10 +363,7 @@ print('c')
 
 @pytest.mark.heavy  # runs chapters again under xdist: `test`, not `check`
 def test_update_outputs_under_xdist_names_every_file_in_the_terminal(pytester):
-    pytester.makeconftest(
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        'pytest_plugins = ["tools.chapters_plugin"]\n'
-    )
+    with_the_plugin(pytester)
     stale = "```python\nprint(6 * 7)\n```\n\n```output\n41\n```\n"
     for name, text in {"a.md": stale, "b.md": INSERTS, "c.md": CHANGES}.items():
         (pytester.path / name).write_text(text, encoding="utf-8")
@@ -398,15 +390,8 @@ def test_update_outputs_under_xdist_names_every_file_in_the_terminal(pytester):
 
 # The issue's case: a fence inserted at the top of a chapter while the run goes on, before
 # the chapter's turn comes. a.md runs first (one process, files in order) and inserts it
-# into b.md; b.md still runs as collected, and its blocks go under their own fences.
-INSERTS_INTO_B = f"""\
-```python
-from pathlib import Path
-
-chapter = Path("b.md")
-chapter.write_text("{TICKS}python\\nprint('new')\\n{TICKS}\\n\\n" + chapter.read_text())
-```
-"""
+# into b.md (INSERTS_INTO_B, above); b.md still runs as collected, and its blocks go under
+# their own fences.
 B = """\
 ```python
 x = 6
@@ -427,10 +412,7 @@ print(x)
 
 
 def test_a_chapter_edited_before_its_turn_runs_as_collected_and_keeps_the_edit(pytester):
-    pytester.makeconftest(
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        'pytest_plugins = ["tools.chapters_plugin"]\n'
-    )
+    with_the_plugin(pytester)
     (pytester.path / "a.md").write_text(INSERTS_INTO_B, encoding="utf-8")
     (pytester.path / "b.md").write_text(B, encoding="utf-8")
     result = pytester.runpytest_subprocess(

@@ -10,6 +10,8 @@ import textwrap
 
 import pytest
 
+from tests.helpers.book import run_all
+from tests.test_notebook import with_the_plugin
 from tools import DOCS, ROOT, relative
 from tools.learn.child import run_chapter
 from tools.learn.skeleton import skeleton
@@ -103,12 +105,6 @@ def book(tmp_path):
     return docs
 
 
-def run_all(path):
-    notebook = Notebook(path)
-    notebook.run_until(len(notebook.cells))
-    return notebook
-
-
 def test_each_chapter_runs_with_the_engine_as_it_stands_at_its_place(book):
     for path in sorted(book.glob("*.md")):
         notebook = run_all(path)
@@ -144,14 +140,11 @@ def test_a_syntax_error_in_an_earlier_chapters_chunk_is_told_at_its_line(book):
 
 
 def test_the_chapters_pass_under_pytest_and_the_engine_is_not_the_repositorys(book, pytester):
-    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n" + CONFTEST)
+    with_the_plugin(pytester)
     for path in book.glob("*.md"):
         (pytester.path / path.name).write_text(path.read_text(), encoding="utf-8")
     result = pytester.runpytest_subprocess("--markdown-docs", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=7)
-
-
-CONFTEST = 'pytest_plugins = ["tools.chapters_plugin"]\n'
 
 
 def cells(*codes, engine=()):
@@ -301,11 +294,8 @@ def test_tangle_sync_weave_and_skeleton_follow_a_class_built_over_three_chapters
     engine = book.parent / "micrograd.py"
     text = tangle(book, root=book.parent)
     markers = [line.strip() for line in text.splitlines() if line.strip().startswith("# --- ")]
-    assert markers == [
-        "# --- docs/01-start.md#start ---",
-        "# --- docs/02-grow.md#grow ---",
-        "# --- docs/03-more.md#more ---",
-    ]
+    places = ("01-start.md#start", "02-grow.md#grow", "03-more.md#more")
+    assert markers == [f"# --- docs/{place} ---" for place in places]
     woven = weave(book, root=book.parent)
     names = [(d.name, woven.tangled.chunks[d.chunk].chapter) for d in woven.definitions]
     assert names == [
@@ -352,13 +342,8 @@ def test_rerunning_each_engine_fence_of_chapter_2_edited_or_not_keeps_the_engine
     planted = runner.cells[first].code.replace("self.grad = 0.0", "self.grad = 0.0 / 0", 1)
     runner.run(first, {first: "# edited\n" + planted})
     outcome = runner.run(last, {last: "Value(2.0)\n"})
-    line = (
-        runner.cells[first].line
-        + 1
-        + planted.splitlines().index(
-            next(text for text in planted.splitlines() if "0.0 / 0" in text)
-        )
-    )
+    offset = next(i for i, text in enumerate(planted.splitlines()) if "0.0 / 0" in text)
+    line = runner.cells[first].line + 1 + offset
     assert outcome.report.startswith(f"docs/02-the-value-atom.md:{line}: ZeroDivisionError")
 
 

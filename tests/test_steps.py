@@ -143,14 +143,12 @@ def test_the_careless_walk_ends_at_12_or_18_and_the_topological_at_30(recordings
         early = [recording.names[s.node] for s in recording.steps if s.waiting]
         late = [recording.names[e.operand] for s in recording.steps for e in s.edges if e.late]
         order = [recording.names[s.node] for s in recording.steps]  # as the figure numbers
-        assert (
-            order
-            == {
-                "careless, b first": ["L", "b", "a", "x", "c"],
-                "careless, c first": ["L", "c", "a", "x", "b"],
-                "reverse topological order": ["L", "c", "b", "a", "x"],
-            }[track.title]
-        )
+        walked = {
+            "careless, b first": ["L", "b", "a", "x", "c"],
+            "careless, c first": ["L", "c", "a", "x", "b"],
+            "reverse topological order": ["L", "c", "b", "a", "x"],
+        }
+        assert order == walked[track.title], track.title
         if track.title.startswith("careless"):
             assert early == ["a"] and late == ["a"], (track.title, early, late)
         else:

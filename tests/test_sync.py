@@ -5,11 +5,10 @@ import subprocess
 
 import pytest
 
-from tests.helpers.book import CHAPTER, edit, snapshot
+from tests.helpers.book import CHAPTER, edit, run_all, snapshot
 from tools import ROOT
 from tools import sync as sync_tool
 from tools import tangle as tangle_tool
-from tools.notebook import Notebook
 
 
 def tangle(docs, out, *flags):
@@ -18,6 +17,13 @@ def tangle(docs, out, *flags):
 
 def sync(docs, out):
     return sync_tool.main(["--docs", str(docs), "--out", str(out)])
+
+
+@pytest.fixture
+def tangled(book):
+    """The small book, and its micrograd.py as tangle writes it."""
+    tangle(*book)
+    return book
 
 
 def sync_refused(docs, out, capsys):
@@ -40,9 +46,8 @@ def test_sync_writes_the_engine_when_it_is_missing_or_only_the_chapters_changed(
     assert sync(docs, out) == 0 and "up to date" in capsys.readouterr().out
 
 
-def test_sync_writes_a_changed_function_body_back_into_its_fence(book, capsys):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_writes_a_changed_function_body_back_into_its_fence(tangled, capsys):
+    docs, out = tangled
     edit(out, "        return Thing(2 * self.n)", "        return Thing(self.n + self.n)")
     capsys.readouterr()
     assert sync(docs, out) == 0
@@ -51,8 +56,7 @@ def test_sync_writes_a_changed_function_body_back_into_its_fence(book, capsys):
     assert chapter == CHAPTER.replace("Thing(2 * self.n)", "Thing(self.n + self.n)")
     assert "docs/01-thing.md:21" in said  # the chapter line that changed
     assert tangle(docs, out, "--check") == 0
-    notebook = Notebook(docs / "01-thing.md")
-    notebook.run_until(len(notebook.cells))
+    notebook = run_all(docs / "01-thing.md")
     assert notebook.next == len(notebook.cells) and notebook.failure is None, notebook.failure
 
 
@@ -70,14 +74,12 @@ def test_sync_writes_a_real_function_body_back_into_its_chapter(tmp_path):
         encoding="utf-8"
     ).replace(old, new)
     assert tangle(docs, out, "--check") == 0
-    notebook = Notebook(chapter)
-    notebook.run_until(len(notebook.cells))
+    notebook = run_all(chapter)
     assert notebook.failure is None, notebook.failure
 
 
-def test_sync_writes_added_and_removed_lines_into_the_right_fences(book):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_writes_added_and_removed_lines_into_the_right_fences(tangled):
+    docs, out = tangled
     edit(out, "        self.n = n\n", "        self.n = n\n        self.history = []\n")
     edit(out, "    def double(self):\n", "    def double(self):\n        # twice n\n")
     edit(  # a new method at the end of the class: it joins the fence the class ends with
@@ -104,9 +106,8 @@ def test_sync_writes_added_and_removed_lines_into_the_right_fences(book):
     assert tangle(docs, out, "--check") == 0
 
 
-def test_sync_writes_several_edits_to_one_fence(book):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_writes_several_edits_to_one_fence(tangled):
+    docs, out = tangled
     edit(out, "class Thing:\n", "class Thing:  # a thing\n")
     edit(out, "(self, n):\n", '(self, n):\n        """Make one."""\n')
     edit(out, "        self.n = n\n", "        self.n = int(n)\n")
@@ -130,9 +131,8 @@ def test_sync_keeps_a_chapter_s_windows_line_endings(book):
     ).encode("utf-8")
 
 
-def test_sync_refuses_when_both_sides_changed_and_shows_both_diffs(book, capsys):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_refuses_when_both_sides_changed_and_shows_both_diffs(tangled, capsys):
+    docs, out = tangled
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "book"]):
         subprocess.run([*git, *command], cwd=docs.parent, check=True, capture_output=True)
@@ -160,9 +160,8 @@ def test_sync_without_the_last_generated_engine_shows_the_two_changes_together(b
     assert "sha256 of what follows" not in captured.out, "the hash line is no one's change"
 
 
-def test_sync_accepts_the_same_edit_made_on_both_sides(book, capsys):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_accepts_the_same_edit_made_on_both_sides(tangled, capsys):
+    docs, out = tangled
     edit(out, "2 * self.n", "3 * self.n")
     edit(docs / "01-thing.md", "2 * self.n", "3 * self.n")
     assert sync(docs, out) == 0
@@ -181,9 +180,8 @@ def test_sync_accepts_the_same_edit_made_on_both_sides(book, capsys):
     ],
     ids=["marker", "marker-deleted", "header", "after-header", "comment-after-header"],
 )
-def test_sync_refuses_an_edit_it_cannot_place_and_names_the_place(book, capsys, old, new, place):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_refuses_an_edit_it_cannot_place_and_names_the_place(tangled, capsys, old, new, place):
+    docs, out = tangled
     edit(out, old, new)
     err = sync_refused(docs, out, capsys).err
     assert err.startswith("sync: micrograd.py:") and err.count("\n") == 1, err
@@ -199,21 +197,15 @@ def test_sync_refuses_an_edit_it_cannot_place_and_names_the_place(book, capsys, 
 @pytest.mark.parametrize(
     ("old", "new", "chapter", "joined"),
     [
-        (
-            "\n\n# --- docs/02-more.md#halving, engine fence 2",
-            "\n\n# a quarter is half of a half\n# --- docs/02-more.md#halving, engine fence 2",
-            "02-more.md",
-            "    return Thing(thing.n // 2)\n# a quarter is half of a half\n```",
-        ),
-        (
-            "\n\n# --- docs/02-more.md#halving, engine fence 1",
-            "\nX = 1\n# --- docs/02-more.md#halving, engine fence 1",
-            "01-thing.md",
-            "        return Thing(2 * self.n)\nX = 1\n```",
-        ),
+        ("\n\n# --- docs/02-more.md#halving, engine fence 2",
+         "\n\n# a quarter is half of a half\n# --- docs/02-more.md#halving, engine fence 2",
+         "02-more.md", "    return Thing(thing.n // 2)\n# a quarter is half of a half\n```"),
+        ("\n\n# --- docs/02-more.md#halving, engine fence 1",
+         "\nX = 1\n# --- docs/02-more.md#halving, engine fence 1",
+         "01-thing.md", "        return Thing(2 * self.n)\nX = 1\n```"),
     ],
     ids=["comment-above-a-marker", "code-over-a-blank-line"],
-)
+)  # fmt: skip
 def test_lines_added_below_a_chunk_s_blank_lines_join_it(book, capsys, old, new, chapter, joined):
     """CONTRIBUTING: lines added after a chunk join it, even below the blank lines that
     follow it (a comment above the next marker): they end up right after its code."""
@@ -237,27 +229,24 @@ def test_lines_added_below_a_chunk_s_blank_lines_join_it(book, capsys, old, new,
     ],
     ids=["trailing-blank-line", "fence-closed-early"],
 )
-def test_sync_refuses_an_edit_that_would_not_tangle_back_the_same(book, capsys, old, new, shown):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_refuses_an_edit_that_would_not_tangle_back_the_same(tangled, capsys, old, new, shown):
+    docs, out = tangled
     edit(out, old, new)
     captured = sync_refused(docs, out, capsys)
     assert "nothing was written" in captured.err and "tangle --force" in captured.err
     assert shown in captured.out
 
 
-def test_sync_refuses_an_engine_that_is_not_valid_python(book, capsys):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_refuses_an_engine_that_is_not_valid_python(tangled, capsys):
+    docs, out = tangled
     edit(out, "return half(half(thing))", "return half(half(thing)")
     err = sync_refused(docs, out, capsys).err
     line = int(err.split("micrograd.py:")[1].split(":")[0])
     assert "half(half(thing)" in out.read_text().splitlines()[line - 1]
 
 
-def test_sync_refuses_when_the_hash_line_is_gone(book, capsys):
-    docs, out = book
-    tangle(docs, out)
+def test_sync_refuses_when_the_hash_line_is_gone(tangled, capsys):
+    docs, out = tangled
     text = out.read_text()
     out.write_text("\n".join(line for line in text.split("\n") if "sha256" not in line))
     assert "sha256 line is gone" in sync_refused(docs, out, capsys).err
@@ -337,6 +326,5 @@ def test_a_second_engine_file_is_tangled_synced_and_run_apart_from_the_first(boo
     edit(docs / "03-tensor.md", "twice().n == 6", "twice().n == 15")
     edit(docs / "04-after.md", "twice().n == 2", "twice().n == 5")
     for name in TENSOR_CHAPTERS:
-        notebook = Notebook(docs / name)
-        notebook.run_until(len(notebook.cells))
+        notebook = run_all(docs / name)
         assert notebook.failure is None and notebook.next == len(notebook.cells), notebook.failure

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tools.notebook import Notebook
+
 CHAPTER = """# A chapter
 
 Some prose.
@@ -65,3 +67,10 @@ def edit(path, old, new):
 
 def snapshot(docs, out):
     return {p.name: p.read_bytes() for p in [*docs.glob("*.md"), out]}
+
+
+def run_all(chapter: Path, **options) -> Notebook:
+    """The chapter's notebook (``options`` as Notebook takes them), run to its end."""
+    notebook = Notebook(chapter, **options)
+    notebook.run_until(len(notebook.cells))
+    return notebook

@@ -30,6 +30,7 @@ operand, which is always safe (bounded, slope at most 1). So drawing never rejec
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -41,7 +42,8 @@ MAX_SLOPE = 100.0  # bound on |d node / d leaf|, summed over paths
 H = 1e-5  # central-difference step
 
 EXPONENTS = (0, 1, 2, 3, -1, -2, 2.0, -3.0, 0.5, 1.5, 2.5, -0.5)
-BINARY = ("+", "-", "*", "/")
+ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
+BINARY = tuple(ARITHMETIC)
 UNARY = ("neg", "tanh", "exp", "log", "relu")
 OPS = (*BINARY, "**", *UNARY, "dot")
 
@@ -106,11 +108,7 @@ def chained_dot(weights, inputs, bias):
 
 
 FLOATS = Backend(
-    tanh=math.tanh,
-    exp=math.exp,
-    log=math.log,
-    relu=lambda a: a if a > 0 else 0.0,
-    dot=chained_dot,
+    tanh=math.tanh, exp=math.exp, log=math.log, relu=lambda a: a if a > 0 else 0.0, dot=chained_dot
 )
 
 
@@ -118,27 +116,16 @@ def value_backend():
     """The engine under test, imported late so this module imports without it."""
     import micrograd
 
-    return Backend(
-        tanh=lambda a: a.tanh(),
-        exp=lambda a: a.exp(),
-        log=lambda a: a.log(),
-        relu=lambda a: a.relu(),
-        dot=micrograd.dot,
-    )
+    tanh, exp, log, relu = map(operator.methodcaller, ("tanh", "exp", "log", "relu"))
+    return Backend(tanh=tanh, exp=exp, log=log, relu=relu, dot=micrograd.dot)
 
 
 def apply(step: Step, nodes: Sequence, backend: Backend):
     """The node that ``step`` computes from the earlier ``nodes``."""
     args = [nodes[r] if isinstance(r, int) else r.value for r in step.refs]
     op = step.op
-    if op == "+":
-        return args[0] + args[1]
-    if op == "-":
-        return args[0] - args[1]
-    if op == "*":
-        return args[0] * args[1]
-    if op == "/":
-        return args[0] / args[1]
+    if op in ARITHMETIC:
+        return ARITHMETIC[op](*args)
     if op == "**":
         return args[0] ** step.exponent
     if op == "neg":

@@ -35,14 +35,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.helpers.browser import (
-    DESKTOP,
-    PHONE,
-    WORKER,
-    assert_clean,
-    open_tab,
-    python_never_comes,
-)
+from tests.helpers.browser import DESKTOP, PHONE, WORKER, assert_clean, open_tab, python_never_comes
 from tests.helpers.site import ENGINE_PAGE, PAGES, SITE_PAGES, missing, url_path
 from tools.site import runtime
 from tools.site.page_data import page_fences

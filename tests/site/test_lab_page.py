@@ -11,14 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.browser import (
-    DESKTOP,
-    PHONE,
-    Watch,
-    fence_with,
-    one_python,
-    requests_for,
-)
+from tests.helpers.browser import DESKTOP, PHONE, Watch, fence_with, one_python, requests_for
 from tests.helpers.drive import bar, code
 from tests.helpers.site import url_path
 from tests.test_lab import LAB_PAGE, STEPS, book, run_with  # noqa: F401 (book: the chapter's)
@@ -60,6 +53,12 @@ def press(tab, name: str) -> None:
     tab.wait_for_selector(".lab[data-state=idle]")
 
 
+def reset(tab, **settings) -> None:
+    """The book's settings (changed by ``settings``) in the fields, then Reset."""
+    fill(tab, **{"rate": "1.0", "steps": "100", "seed": "0", **settings})
+    press(tab, "reset")
+
+
 def train_past(tab, steps: int) -> dict:
     """Train, Pause once ``steps`` steps are done; the frame where it stopped."""
     tab.locator(".lab-train").click()
@@ -83,8 +82,7 @@ def test_before_a_step_the_data_and_untrained_network_are_drawn_with_readable_te
 
 
 def test_the_book_settings_give_the_chapters_losses_and_pause_stops(tab, book):  # noqa: F811
-    fill(tab, rate="1.0", steps="100", seed="0")
-    press(tab, "reset")
+    reset(tab)
     paused = train_past(tab, STEPS)
     assert STEPS <= paused["step"] < 100, "Pause stopped training before the last step"
     # The page's cos, sin and log (the data's, through random.gauss) are Emscripten's, and
@@ -126,8 +124,7 @@ def test_with_the_same_data_the_losses_are_the_same_floats(tab, book):  # noqa: 
     code(tab, data["line"]).fill(edited)
     code(tab, checks["line"]).fill(kept)
     try:
-        fill(tab, rate="1.0", steps="100", seed="0")
-        press(tab, "reset")
+        reset(tab)
         assert frame(tab)["step"] == 0 and tab.locator(".lab-problem").is_hidden()
         paused = train_past(tab, STEPS)
         assert paused["losses"][:STEPS] == book["losses"]  # floats, compared exactly
@@ -148,8 +145,7 @@ def test_with_the_same_data_the_losses_are_the_same_floats(tab, book):  # noqa: 
 
 
 def test_bad_input_is_refused_with_what_to_change_and_the_lab_keeps_its_state(tab):
-    fill(tab, rate="1.0", steps="100", seed="0")
-    press(tab, "reset")
+    reset(tab)
     press(tab, "step")
     for name, value, says in [
         ("rate", "-0.5", "The learning rate must be a positive number"),
@@ -190,8 +186,7 @@ def test_the_keyboard_alone_trains_and_steps(tab):
 
 
 def test_the_chart_reads_the_step_under_the_pointer_and_the_arrow_keys(tab):
-    fill(tab, rate="1.0", steps="100", seed="0")
-    press(tab, "reset")
+    reset(tab)
     for _ in range(4):
         press(tab, "step")
     readouts = frame(tab)["readouts"]
@@ -222,8 +217,7 @@ def test_the_chart_reads_the_step_under_the_pointer_and_the_arrow_keys(tab):
 
 
 def test_a_rate_changed_between_steps_gives_that_schedules_losses_without_a_reset(tab, book):  # noqa: F811
-    fill(tab, rate="1.0", steps="100", seed="0", decay="0")
-    press(tab, "reset")
+    reset(tab, decay="0")
     for _ in range(3):
         press(tab, "step")
     fill(tab, rate="0.5")
@@ -254,8 +248,7 @@ def test_a_rate_changed_between_steps_gives_that_schedules_losses_without_a_rese
 
 
 def test_another_network_starts_again_and_its_units_are_drawn_with_words(tab):
-    fill(tab, rate="1.0", steps="100", seed="0")
-    press(tab, "reset")
+    reset(tab)
     press(tab, "step")
     assert tab.locator(".lab-units canvas").count() == 32
     tab.locator(".lab-hidden").fill("8, 4")
@@ -277,11 +270,8 @@ def test_another_network_starts_again_and_its_units_are_drawn_with_words(tab):
     for name, value in [("hidden", "17"), ("noise", "-1"), ("points", "3"), ("decay", "2")]:
         tab.locator(f".lab-{name}").fill(value)
         press(tab, "step")
-        assert (
-            tab.locator(".lab-problem")
-            .text_content()
-            .endswith(f"{value!r} is not. Change it and try again.")
-        )
+        problem = tab.locator(".lab-problem").text_content()
+        assert problem.endswith(f"{value!r} is not. Change it and try again."), problem
         assert frame(tab)["step"] == 0 and frame(tab)["settings"]["hidden"] == "8, 4"
         tab.locator(f".lab-{name}").fill(
             {"hidden": "8, 4", "noise": "0.1", "points": "200", "decay": "0"}[name]
@@ -292,8 +282,7 @@ def test_another_network_starts_again_and_its_units_are_drawn_with_words(tab):
 
 
 def test_points_are_added_from_the_keyboard_of_either_moon(tab):
-    fill(tab, rate="1.0", steps="100", seed="0")
-    press(tab, "reset")
+    reset(tab)
     plane = tab.locator(".lab-boundary-here")
     plane.focus()
     tab.keyboard.press("ArrowLeft")
@@ -309,11 +298,8 @@ def test_points_are_added_from_the_keyboard_of_either_moon(tab):
     tab.wait_for_selector(".lab[data-state=idle]")
     labels = [point.split(",")[2] for point in frame(tab)["added"].split(";")]
     assert labels == ["1", "-1"] and "added=" in tab.evaluate("location.search")
-    assert (
-        tab.locator(".lab-note")
-        .text_content()
-        .startswith("Added a training point of the outer moon")
-    )
+    note = tab.locator(".lab-note").text_content()
+    assert note.startswith("Added a training point of the outer moon"), note
     assert tab.locator(".lab-dot").count() == 102
     press(tab, "clear")
     assert frame(tab)["added"] == "" and "added" not in tab.evaluate("location.search")
@@ -321,8 +307,7 @@ def test_points_are_added_from_the_keyboard_of_either_moon(tab):
 
 
 def test_a_weight_is_read_by_click_or_typing_and_set_by_typing(tab):
-    fill(tab, rate="1.0", steps="100", seed="0")
-    press(tab, "reset")
+    reset(tab)
     press(tab, "step")
     line = tab.locator('.lab-network line[data-weight="3, 1, 5"]')
     assert line.locator("title").text_content().startswith("weight 3, 1, 5: ")
@@ -346,8 +331,7 @@ def test_a_weight_is_read_by_click_or_typing_and_set_by_typing(tab):
 
 
 def test_one_step_taken_apart_shows_the_engines_gradients_with_the_keyboard(tab, book):  # noqa: F811
-    fill(tab, rate="1.0", steps="100", seed="0")
-    press(tab, "reset")
+    reset(tab)
     tab.locator(".lab-apart > summary").click()
     tab.locator(".lab-point").fill("")
     press(tab, "take-apart")
@@ -393,8 +377,7 @@ def test_one_step_taken_apart_shows_the_engines_gradients_with_the_keyboard(tab,
 
 
 def test_a_diverged_run_says_so_and_stops(tab):
-    fill(tab, rate="1e9", steps="100", seed="0")
-    press(tab, "reset")
+    reset(tab, rate="1e9")
     tab.locator(".lab-train").click()
     tab.wait_for_function(f"{FRAME}.done")
     tab.wait_for_selector(".lab[data-state=idle]")
@@ -438,13 +421,8 @@ def test_every_control_shows_the_focus(tab):
     )
     assert len(seen) >= focusable - 1, seen  # Tab went through them (less the one started from)
     assert all(seen.values()), [name for name, shown in seen.items() if not shown]
-    for name in (
-        "lab-rate",
-        "lab-gradients",
-        "lab-activation",
-        "lab-curves-here",
-        "lab-boundary-here",
-    ):
+    shown = ("lab-rate", "lab-gradients", "lab-activation", "lab-curves-here", "lab-boundary-here")
+    for name in shown:
         assert any(name in element for element in seen), (name, seen)
 
 

@@ -329,9 +329,7 @@ def _italic(char: str) -> str:
     return char
 
 
-def test_the_math_font_served_is_cut_to_what_the_math_draws_and_keeps_its_math_table(
-    built_site,
-):
+def test_the_math_font_served_is_cut_to_what_the_math_draws_and_keeps_its_math_table(built_site):
     from fontTools.ttLib import TTFont  # the site extra's
 
     whole, served = ROOT / "docs" / FONT, built_site / FONT
