@@ -106,6 +106,9 @@ def test_the_book_settings_give_the_chapters_losses_and_pause_stops(tab, book): 
     assert on_tensors["losses"] == pytest.approx(book["losses"][:1], rel=1e-9, abs=0)
     assert "engine=tensor" in tab.url and "the tensor engine" in on_tensors["speed"]
     assert one_python(tab) and requests_for(tab, "pyodide.asm.wasm") == 1
+    tab.locator(".lab-engine").select_option("micrograd")  # the tab goes on on the book's
+    press(tab, "reset")
+    assert "engine=" not in tab.url
 
 
 def test_with_the_same_data_the_losses_are_the_same_floats(tab, book):  # noqa: F811
