@@ -1,7 +1,5 @@
 """Fixtures shared by the tests (those of the site's tests are in tests/site/conftest.py)."""
 
-from __future__ import annotations
-
 import shutil
 from itertools import chain, zip_longest
 

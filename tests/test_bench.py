@@ -12,19 +12,17 @@ benchmarks/.venv-original is already set up (any earlier run of bench.py without
 `--offline` sets it up); the test of the original's part then says so in its skip reason.
 """
 
-from __future__ import annotations
-
 import importlib.util
 import json
 import os
 import platform
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 
 import pytest
 
+from tests.helpers import run_text
 from tools import ROOT
 
 pytestmark = pytest.mark.heavy  # the benchmark, at smoke sizes: `dev.py check` leaves it out
@@ -58,12 +56,10 @@ def run(tmp_path_factory) -> Run:
     """One smoke run of bench.py, in the interpreter running the tests."""
     output = tmp_path_factory.mktemp("bench") / "r.json"
     env = {k: v for k, v in os.environ.items() if k != "BENCH_OURS"}  # this repository's engine
-    done = subprocess.run(
+    done = run_text(
         [sys.executable, str(BENCH), "--smoke", "--offline", "--output", str(output)],
         cwd=ROOT,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=300,
     )
     results = json.loads(output.read_text(encoding="utf-8")) if output.exists() else {}

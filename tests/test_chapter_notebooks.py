@@ -2,12 +2,11 @@
 tests/helpers/book.py, whose class is split over engine fences: the site's test runs the
 book's notebooks (tests/site/test_notebooks.py); this one edits and reruns a cell."""
 
-from __future__ import annotations
-
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import run_text
 from tools.chapter import Chapter
 from tools.site.notebooks import chapter_notebook, markdown_of
 
@@ -17,7 +16,7 @@ RUN = "import sys\nsys.path.insert(0, '')\nfor code in sys.argv[1:]:\n    exec(c
 def run(cells: list[str], folder) -> subprocess.CompletedProcess:
     """``cells`` run in order in one fresh Python with nothing but the standard library."""
     command = [sys.executable, "-I", "-S", "-c", RUN, *cells]
-    return subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=60)
+    return run_text(command, cwd=folder, timeout=60)
 
 
 def test_engine_cells_grow_micrograd_py_in_place_and_a_rerun_replaces_its_chunk(book, tmp_path):

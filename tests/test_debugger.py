@@ -8,8 +8,6 @@ the frame holds. It stops there because the fences are compiled with the chapter
 and line numbers (tools/page/kernel.py).
 """
 
-from __future__ import annotations
-
 import ast
 import importlib.util
 import json

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import run_text
 from tools import ROOT, dev
 
 CHAPTER = """# One
@@ -69,9 +70,9 @@ def test_every_command_runs_something_that_is_there_with_the_project_python():
         elif line[1] != "-c":
             assert Path(line[1]).is_file(), f"{command}: {line[1]} is not there"
     find = "import importlib.util as u, sys; print([m for m in sys.argv[1:] if not u.find_spec(m)])"
-    result = subprocess.run([dev.PYTHON, "-c", find, *modules], capture_output=True, text=True)
+    result = run_text([dev.PYTHON, "-c", find, *modules])
     assert result.stdout.strip() == "[]", f"not in {dev.VENV}: {result.stdout}{result.stderr}"
-    serve = subprocess.run(dev.command_line("serve", ["--help"]), capture_output=True, text=True)
+    serve = run_text(dev.command_line("serve", ["--help"]))
     assert serve.returncode == 0 and "serve [OPTIONS]" in serve.stdout, serve
 
 
@@ -113,11 +114,9 @@ def test_check_leaves_out_the_site_build_the_browser_and_the_heavy_reruns():
     marks = line[line.index("-m", 3) + 1]  # what check selects, as it runs it
     files = ["tests/site", "tests/test_reading.py", "tests/test_dev.py", "tests/test_learner.py"]
     collect = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q"]
-    result = subprocess.run(
+    result = run_text(
         [*collect, "-m", marks, *files, "tests/test_bench.py"],
         cwd=ROOT,
-        capture_output=True,
-        text=True,
     )
     collected = [line for line in result.stdout.splitlines() if "::" in line]
     assert any("test_chapter_is_plain_markdown" in test for test in collected), result.stdout
@@ -180,10 +179,8 @@ def test_a_broken_venv_is_remade_and_a_failed_install_ends_in_one_line(tmp_path)
     (broken / ("python.exe" if os.name == "nt" else "python")).symlink_to(tmp_path / "gone")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "MICROGRAD_"))}
     env |= {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1"}  # pip can find nothing
-    result = subprocess.run(
+    result = run_text(
         [sys.executable, str(tmp_path / "tools" / "dev.py"), "check"],
-        capture_output=True,
-        text=True,
         env=env,
     )
     assert result.returncode == 1

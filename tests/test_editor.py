@@ -1,8 +1,6 @@
 """The code editor's bundle (tools/site/editor.py), short of npm and a browser: what is
 pinned, and what a build without npm says (tests/site/ build it and use it in Chromium)."""
 
-from __future__ import annotations
-
 import json
 import shutil
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import run_text
 from tools import ENGINES, ROOT
 from tools.chapter import Chapter, chapters
 from tools.tangle import hand_edited, tangle, what_sync_does
@@ -118,7 +119,7 @@ def _oldest_supported_pythons():
     ]
     for candidate in filter(None, candidates):
         probe = [candidate, "-c", "import sys; print(sys.version_info[:2] == (3, 10))"]
-        if subprocess.run(probe, capture_output=True, text=True).stdout.strip() == "True":
+        if run_text(probe).stdout.strip() == "True":
             return [sys.executable, str(candidate)]
     return [sys.executable]
 

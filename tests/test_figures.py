@@ -1,7 +1,5 @@
 """The committed figures are what the chapters' code draws now (tools/figures/)."""
 
-from __future__ import annotations
-
 import re
 from xml.etree import ElementTree
 

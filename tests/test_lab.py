@@ -5,8 +5,6 @@ learner's engine with a planted bug fails to learn, and the lab says so. The lab
 browser is tests/site/test_lab_page.py's.
 """
 
-from __future__ import annotations
-
 import json
 import math
 import re

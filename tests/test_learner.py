@@ -7,8 +7,6 @@ score counts fail), and the skeleton filled in up to __add__ and __mul__ with th
 own code (more checks pass, and the table shows it). Planted bugs: tests/test_learner_bugs.py.
 """
 
-from __future__ import annotations
-
 import ast
 import contextlib
 import hashlib
@@ -23,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import run_text
 from tests.helpers.book import run_all
 from tools import ROOT
 from tools.chapter import Chapter, chapter_number, chapters
@@ -369,9 +368,7 @@ def test_each_stub_names_the_section_whose_fence_builds_it(skeleton_file):
 def test_skeleton_imports_runs_as_a_module_and_is_ruff_clean(skeleton_file):
     folder = skeleton_file.parent
     for command in (["-c", "import micrograd"], ["-m", "micrograd"]):
-        done = subprocess.run(
-            [sys.executable, *command], cwd=folder, capture_output=True, text=True, check=False
-        )
+        done = run_text([sys.executable, *command], cwd=folder, check=False)
         assert done.returncode == 0, done.stderr
     config = ["--config", str(ROOT / "pyproject.toml"), "--no-cache", str(skeleton_file)]
     for ruff in (["check"], ["format", "--check"]):
@@ -533,11 +530,9 @@ QUICK = ("-p", "no:hypothesispytest")  # chapters never use it; it costs half a 
 
 def pytest_on(chapter: Path, *args: str, env: dict[str, str] | None = None):
     command = [sys.executable, "-m", "pytest", str(chapter), "-p", "no:cacheprovider", *QUICK]
-    return subprocess.run(
+    return run_text(
         [*command, "-rs", *args],
         cwd=ROOT,
-        capture_output=True,
-        text=True,
         env={**os.environ, **(env or {})},
     )
 

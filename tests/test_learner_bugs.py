@@ -10,8 +10,6 @@ chapters run (the one that builds the function, and any that uses it in a way wo
 checking), and the check that catches it: the section holding the first failing check.
 """
 
-from __future__ import annotations
-
 import json
 from dataclasses import dataclass
 

@@ -5,8 +5,6 @@ engine to the book's own allocation counts; and when no function can be named, -
 why and what to try. Each runs one chapter, not the book.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,8 @@ from tools.learn.child import check
 from tools.learn.counted import engine_checks, engine_names
 from tools.learner import main
 from tools.notebook import BOOK_ONLY, for_a_learner
+
+pytestmark = pytest.mark.heavy  # learner mode runs chapters: `test`, not `check`
 
 BOOK_ENGINE = ROOT / "micrograd.py"
 NEURONS = DOCS / "06-neuron-layer-mlp.md"
@@ -52,7 +52,6 @@ RELU_ALWAYS = (
 DRAWN_BIAS = ("        self.b = Value(0.0)\n", "        self.b = Value(rng.uniform(-1, 1))\n")
 
 
-@pytest.mark.heavy  # learner mode runs chapters: `test`, not `check`
 @pytest.mark.parametrize(
     "mistake, fix",
     [(RELU_ALWAYS, "Neuron.__call__"), (DRAWN_BIAS, "Neuron.__init__")],
@@ -66,7 +65,6 @@ def test_the_function_is_named_whatever_shape_the_learner_s_objects_take(tmp_pat
     assert result.failure is not None and result.failure.fix == fix, result.failure
 
 
-@pytest.mark.heavy  # learner mode runs chapters: `test`, not `check`
 def test_a_repr_of_another_shape_costs_only_the_checks_that_print_one(tmp_path):
     engine = planted(
         tmp_path,
@@ -85,7 +83,6 @@ def test_a_repr_of_another_shape_costs_only_the_checks_that_print_one(tmp_path):
     assert result.passed == result.checks - len(printing)
 
 
-@pytest.mark.heavy  # learner mode runs chapters: `test`, not `check`
 @pytest.mark.parametrize(
     "shown",
     [
@@ -100,7 +97,6 @@ def test_a_repr_in_angle_brackets_that_shows_data_and_grad_scores_full(tmp_path,
     assert result.worded, "the repr reads otherwise: said so"
 
 
-@pytest.mark.heavy  # learner mode runs chapters: `test`, not `check`
 def test_with_two_functions_wrong_the_one_named_is_the_one_the_evidence_shows(tmp_path):
     """A product that adds, and a push that assigns: the check fails on the product's value,
     which is what the report shows, so the product is named, not the push."""
@@ -123,7 +119,6 @@ def test_learner_mode_leaves_out_what_only_the_book_s_engine_must_do():
     assert len(marked) == 1 and 'where["python"]' in marked[0].fence.code
 
 
-@pytest.mark.heavy  # learner mode runs chapters: `test`, not `check`
 def test_the_appendix_takes_a_topo_with_node_flag_pairs_on_its_stack(tmp_path):
     """A correct engine that allocates otherwise than the book's (a tuple per stack entry)
     passes the appendix: its exact collector counts are the book's engine's alone."""
@@ -135,7 +130,6 @@ def test_the_appendix_takes_a_topo_with_node_flag_pairs_on_its_stack(tmp_path):
     assert result.failure is None and result.passed == result.checks > 0, result.failure
 
 
-@pytest.mark.heavy  # learner mode runs chapters: `test`, not `check`
 def test_with_no_function_named_hint_says_why_and_what_to_try(tmp_path, capsys):
     engine = planted(tmp_path, ("        order = self.topo()\n", ENDLESS))
     argv = ["learn", str(engine), "--chapter", "2", "--timeout", "2"]

@@ -4,8 +4,6 @@ a function that exists, right below the fence that defines it, and each link nam
 that exists; asked for again and again, they go from the section to the rule to the answer.
 """
 
-from __future__ import annotations
-
 import ast
 import re
 import shutil

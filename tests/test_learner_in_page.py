@@ -2,19 +2,17 @@
 the book's zip alone, with the standard library and the page's pytest.raises, gives the
 terminal's table (tests/site/test_learner_page.py runs it in Chromium)."""
 
-from __future__ import annotations
-
 import io
 import json
 import re
 import shutil
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import run_text
 from tools import ENGINE, ROOT
 from tools.learn.child import check
 from tools.learn.counted import engine_checks, engine_names
@@ -59,9 +57,7 @@ def in_the_page(tmp_path, engine: str, chapters: list[Path]) -> dict:
     names = ",".join(chapter.name for chapter in chapters)
     learner = tmp_path / "learner"  # where the page writes the learner's micrograd.py
     command = [sys.executable, "-I", "-S", "-c", IN_THE_PAGE, book, mine, names, learner]
-    done = subprocess.run(
-        [*map(str, command)], cwd=page, capture_output=True, text=True, check=False
-    )
+    done = run_text([*map(str, command)], cwd=page, check=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -84,9 +80,7 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
     mine = tmp_path / ENGINE
     mine.write_text(skeleton(), encoding="utf-8")
     command = [sys.executable, "-I", "-S", "-c", IN_THE_PAGE, book, mine, VALUE_CHAPTER.name]
-    done = subprocess.run(
-        [*map(str, command), str(work)], cwd=work, capture_output=True, text=True, check=False
-    )
+    done = run_text([*map(str, command), str(work)], cwd=work, check=False)
     assert done.returncode == 0, done.stderr
     shown = json.loads(done.stdout)
     parts = shown["table"]  # the table, in parts: the places it names are links

@@ -4,8 +4,6 @@ error message or a repr passes, said apart; what a failing check printed is show
 score is remembered beside the learner's file; each chapter's row is printed as it is known.
 """
 
-from __future__ import annotations
-
 import ast
 import json
 import shutil

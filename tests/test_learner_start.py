@@ -2,8 +2,6 @@
 `learn` extra, which holds what learner mode imports; `test` and `serve` add the rest to the
 same environment, and switching back never reinstalls."""
 
-from __future__ import annotations
-
 import re
 import subprocess
 import sys

@@ -9,8 +9,6 @@ links are the ones CommonMark reads (links, autolinks and images, by markdown-it
 the chapter model); the chapters hold no raw HTML links.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 

@@ -5,8 +5,6 @@ in Chromium by tests/site/test_live_figures.py; this file tests, in plain Python
 page's Python hands it, and that this Python can be loaded in the page at all.
 """
 
-from __future__ import annotations
-
 import io
 import json
 import zipfile

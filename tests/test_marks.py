@@ -2,8 +2,6 @@
 gets the class book.css styles it by, and a fold of no kind gets none; a link to the engine,
 and only that, becomes a download."""
 
-from __future__ import annotations
-
 import re
 
 import markdown

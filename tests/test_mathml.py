@@ -3,8 +3,6 @@
 The whole book's math is checked for the same slips in tests/site/test_site.py, with
 tests/helpers/site.py's math_slips; first, that it finds each slip in raw latex2mathml."""
 
-from __future__ import annotations
-
 import xml.etree.ElementTree as ET
 
 import pytest

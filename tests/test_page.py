@@ -5,8 +5,6 @@ pytest's own, the kernel's failure reports, and the pinned runtime's integrity c
 fetch (tests/site/test_small_site.py builds a small site with and without it).
 """
 
-from __future__ import annotations
-
 import io
 import textwrap
 from pathlib import Path

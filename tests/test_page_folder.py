@@ -5,14 +5,12 @@ standard library and a copy of the folder alone, as the page's Python does: it m
 the standard library and, relatively, the folder's other modules; nothing else.
 """
 
-from __future__ import annotations
-
 import shutil
-import subprocess
 import sys
 
 import pytest
 
+from tests.helpers import run_text
 from tools import ROOT
 
 PAGE = ROOT / "tools" / "page"
@@ -35,6 +33,6 @@ def test_a_page_module_imports_only_the_standard_library_and_its_folder(name, tm
     shutil.copytree(PAGE, tmp_path / "page", ignore=shutil.ignore_patterns("__pycache__"))
     module = "page" if name == "__init__" else f"page.{name}"
     command = [sys.executable, "-I", "-S", "-c", IMPORT, str(tmp_path), module]
-    ran = subprocess.run(command, capture_output=True, text=True, check=False)
+    ran = run_text(command, check=False)
     said = "\n".join(ran.stderr.strip().splitlines()[-4:])
     assert ran.returncode == 0, f"tools/page/{name}.py does not import in the page:\n{said}"

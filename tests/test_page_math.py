@@ -1,8 +1,6 @@
 """page.js sets a display equation a little wider than its column smaller, and lets one far
 wider scroll: in Chromium, on a small page with the site's math.css (quick: in `check`)."""
 
-from __future__ import annotations
-
 import shutil
 
 import pytest

@@ -19,8 +19,6 @@ its hints one at a time and none left from the Check before, and asks before its
 Chromium only, quick: it runs in `check`. What Pyodide itself does is tests/site/'s.
 """
 
-from __future__ import annotations
-
 import functools
 import html
 import json

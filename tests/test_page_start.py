@@ -4,8 +4,6 @@ memory snapshot) is kept under, and a restored Python seeded afresh (tools/page/
 The browser's side: tests/site/test_python_start.py and test_from_disk.py.
 """
 
-from __future__ import annotations
-
 import base64
 import json
 import random

@@ -2,8 +2,6 @@
 its Markdown: no generator started, so it runs in `check`. The site tier prints it to PDF
 (tests/site/test_whole_book.py) and renders it (tests/site/test_site.py)."""
 
-from __future__ import annotations
-
 import re
 
 import pytest

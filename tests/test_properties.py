@@ -10,8 +10,6 @@ checks 10,000 more graphs (MICROGRAD_GRAPHS=N to change that) and prints how man
 checked and how long it took.
 """
 
-from __future__ import annotations
-
 import math
 import os
 import time

@@ -28,8 +28,6 @@ tools/chapter.py leaves them out, and tests/test_steps.py compares each with wha
 writes now, as an output block is compared with what its fence prints).
 """
 
-from __future__ import annotations
-
 import io
 import keyword
 import math

@@ -8,16 +8,13 @@ build writes, run in Node) with the same words; protocol.js, given the recorded 
 the worker posts them, accepts every one.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import shutil
-import subprocess
 
 import pytest
 
-from tests.helpers import recorded
+from tests.helpers import recorded, run_text
 from tests.helpers.site import missing
 from tools import DOCS, ROOT
 from tools.learn import in_page
@@ -231,10 +228,8 @@ def test_the_pages_protocol_js_says_what_python_says_and_takes_every_recorded_me
     ]  # fmt: skip
     cases = [(family, message) for family, message, _ in CASES] + recorded
     (tmp_path / "cases.json").write_text(json.dumps(cases), encoding="utf-8")
-    done = subprocess.run(
+    done = run_text(
         [node(), "-e", IN_NODE, str(script), str(tmp_path / "cases.json")],
-        capture_output=True,
-        text=True,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr

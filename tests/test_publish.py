@@ -1,14 +1,12 @@
 """tools/publish.py short of a build: its command line (`python3 tools/dev.py build ARGS` runs
 `python -m tools.publish build ARGS`), and the layout of the archive."""
 
-from __future__ import annotations
-
-import subprocess
 import sys
 import zipfile
 
 import pytest
 
+from tests.helpers import run_text
 from tools import ROOT
 from tools.publish import PDF, archive
 
@@ -24,11 +22,9 @@ PUBLISH = ROOT / "tools" / "publish.py"
     ids=["build", "pdf"],
 )
 def test_a_mistyped_option_is_one_line_naming_it_and_the_valid_ones(args, said):
-    result = subprocess.run(  # as dev.py runs it
+    result = run_text(  # as dev.py runs it
         [sys.executable, "-m", "tools.publish", *args],
         cwd=ROOT,
-        capture_output=True,
-        text=True,
         timeout=60,
     )
     assert result.returncode == 2, result

@@ -8,8 +8,6 @@ micrograd and the standard library), and that every figure a chapter shows exist
 text alternative, and is one the figure tool draws.
 """
 
-from __future__ import annotations
-
 import re
 import sys
 from pathlib import Path

@@ -8,8 +8,6 @@ goes through tools/chapter.py's ``rewrite``: only if the file still holds what w
 all at once.
 """
 
-from __future__ import annotations
-
 import re
 import stat
 from collections.abc import Iterator

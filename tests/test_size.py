@@ -3,8 +3,6 @@ lines of each folder and the support's size against the engine's (run with -s to
 and fails when a folder passes its ceiling or one file of tools, benchmarks or the page's
 scripts passes FILE_CEILING."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 from tools import ENGINES, ROOT

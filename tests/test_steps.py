@@ -8,8 +8,6 @@ and that what the page and the chapters show of each figure's steps matches the 
 its boxes, its texts, and the table under it.
 """
 
-from __future__ import annotations
-
 import difflib
 from xml.etree import ElementTree
 

@@ -2,11 +2,11 @@
 
 import os
 import shutil
-import subprocess
 import sys
 
 import pytest
 
+from tests.helpers import run_text
 from tests.helpers.book import edit
 from tools import ROOT
 from tools.chapter import Chapter, chapters, slugify
@@ -249,9 +249,7 @@ def test_plain_python3_runs_the_tangler_through_the_project_environment(book):
     docs, out = book
     env = {k: v for k, v in os.environ.items() if k != "MICROGRAD_DEV"}
     command = [sys.executable, "-S", str(ROOT / "tools" / "tangle.py")]  # -S: no markdown-it
-    result = subprocess.run(
-        [*command, "--docs", str(docs), "--out", str(out)], capture_output=True, text=True, env=env
-    )
+    result = run_text([*command, "--docs", str(docs), "--out", str(out)], env=env)
     assert result.returncode == 0, result.stderr
     assert "wrote micrograd.py" in result.stdout and out.exists()
 

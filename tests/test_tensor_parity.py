@@ -6,8 +6,6 @@ from tensor.py's helpers), both reduced by one weighted sum and run backward: th
 every leaf's gradient agree within 1e-12, relative (absolute below 1). Last, chapter 10's
 network trained on tensors gives the scalar engine's 100 losses within 1e-9."""
 
-from __future__ import annotations
-
 import itertools
 import math
 

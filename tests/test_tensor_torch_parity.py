@@ -3,8 +3,6 @@ engine on the way, values and every leaf's gradient within 1e-9, over shapes Hyp
 draws. torch is optional, as in tests/test_torch_parity.py: skipped without it, unless
 MICROGRAD_EXTRAS asks for it (then a missing torch is a failure)."""
 
-from __future__ import annotations
-
 import math
 
 from hypothesis import given, settings

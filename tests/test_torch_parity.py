@@ -12,8 +12,6 @@ torch is optional: without it these tests are skipped, unless it was asked for
 failure, not a skip.
 """
 
-from __future__ import annotations
-
 import math
 import os
 

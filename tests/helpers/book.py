@@ -1,7 +1,5 @@
 """A small book of two chapters, for the tangler's and sync's tests (the `book` fixture)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 from tools.notebook import Notebook

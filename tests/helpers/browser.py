@@ -6,8 +6,6 @@ open_page, site_url, runtime) are in tests/site/conftest.py; test_every_page.py 
 tabs with ``open_tab`` itself, one a page.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import zipfile

@@ -4,8 +4,6 @@
 page's Run bar and code editor of the fence whose code starts on a given line.
 """
 
-from __future__ import annotations
-
 import contextlib
 import functools
 import sys

@@ -27,8 +27,6 @@ When a drawn operation would break a rule, the step becomes ``tanh`` of its firs
 operand, which is always safe (bounded, slope at most 1). So drawing never rejects.
 """
 
-from __future__ import annotations
-
 import math
 import operator
 from collections.abc import Callable, Sequence

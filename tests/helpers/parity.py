@@ -2,8 +2,6 @@
 optional, so a module of them is skipped without it, unless MICROGRAD_EXTRAS asks for it
 (as CI does): then a missing torch is a failure."""
 
-from __future__ import annotations
-
 import os
 
 import pytest

@@ -4,8 +4,6 @@ posts them (tools/page/bridge.py's events, then what it draws), and a learner's 
 tests/test_page_scripts.py replays them into the page's scripts through a stand-in worker.
 """
 
-from __future__ import annotations
-
 import json
 import os
 from pathlib import Path

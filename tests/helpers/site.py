@@ -1,11 +1,8 @@
 """What the site's tests share: where pages land, a small site, a file server, math checks."""
 
-from __future__ import annotations
-
 import os
 import re
 import shutil
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -14,6 +11,7 @@ import pytest
 import yaml
 from latex2mathml import commands
 
+from tests.helpers import run_text
 from tools import ROOT
 from tools.chapter import chapters
 from tools.site.weave import PAGE
@@ -124,12 +122,10 @@ def build_small_site(folder: Path, env: dict[str, str], into="site") -> tuple[Pa
     config["theme"]["custom_dir"] = str(ROOT / config["theme"]["custom_dir"])
     (folder / "mkdocs.yml").write_text(yaml.safe_dump(config))
     site = folder / into
-    result = subprocess.run(
+    result = run_text(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml", "-d", into],
         cwd=folder,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env},
-        capture_output=True,
-        text=True,
         check=False,
     )
     log = result.stdout + result.stderr

@@ -1,7 +1,5 @@
 """The workspace's VS Code files (.vscode/): JSON with // comment lines."""
 
-from __future__ import annotations
-
 import json
 
 from tools import ROOT

@@ -6,8 +6,6 @@ also marked `browser`: what they test runs in the page (its JavaScript, and Pyod
 Python), not in the Python that runs pytest, so .ci/run leaves them out on the oldest one.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import subprocess
@@ -17,6 +15,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from tests.helpers import run_text
 from tests.helpers.browser import open_tab
 from tests.helpers.drive import serve
 from tests.helpers.site import build_small_site, missing
@@ -37,12 +36,10 @@ def pytest_collection_modifyitems(items):
 
 def build_site(site: Path) -> subprocess.CompletedProcess:
     """`mkdocs build --strict` into ``site``; the result also carries ``.site``."""
-    result = subprocess.run(
+    result = run_text(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        capture_output=True,
-        text=True,
         check=False,
     )
     result.site = site

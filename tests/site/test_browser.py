@@ -9,8 +9,6 @@ same for the site's Python runtime (it needs npm). Playwright drives Debian's ch
 never downloads a browser.
 """
 
-from __future__ import annotations
-
 from tests.helpers.site import PAGES, url_path
 
 

@@ -6,8 +6,6 @@ Python runs in the page (Pyodide, from the site itself: tools/site/runtime.py); 
 starts it once.
 """
 
-from __future__ import annotations
-
 import re
 
 import pytest

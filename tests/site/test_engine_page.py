@@ -4,8 +4,6 @@ index of names where each is defined and used, and under each engine fence of a 
 the later chapters that use it. The HTML is the session's build (tests/site/conftest.py).
 """
 
-from __future__ import annotations
-
 import ast
 import re
 from html.parser import HTMLParser

@@ -13,8 +13,6 @@ every chapter restores it. So every chapter's fences give the book's outputs aft
 restore, as pytest gives them after a plain start. What it costs: one restore, a second.
 """
 
-from __future__ import annotations
-
 import pytest
 
 from tests.helpers.browser import (

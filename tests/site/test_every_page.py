@@ -25,8 +25,6 @@ Every request must stay on loopback: any other is refused and reported
 (tests/helpers/browser.py).
 """
 
-from __future__ import annotations
-
 import re
 import tarfile
 from html.parser import HTMLParser

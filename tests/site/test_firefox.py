@@ -5,8 +5,6 @@ restore from the kept start, the lab, learner mode's Check. What Chromium proves
 (test_from_disk.py and others) is not proved again: only that Firefox gets there cleanly.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 import shutil

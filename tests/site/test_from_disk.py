@@ -11,8 +11,6 @@ Nothing is asked of the network, nor of a server: every request is a file:, data
 blob: URL, and none is refused.
 """
 
-from __future__ import annotations
-
 from urllib.parse import urlsplit
 
 import pytest

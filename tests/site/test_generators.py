@@ -7,14 +7,12 @@ session built (tests/site/conftest.py), whole, but for the generator's name in e
 (tools/site/zensical_report.py): it renders enough differently to be no gate.
 """
 
-from __future__ import annotations
-
 import os
 import re
-import subprocess
 import sys
 from importlib.metadata import version
 
+from tests.helpers import run_text
 from tests.helpers.site import PRINT_PAGE, SITE_PAGES, built_file
 from tools import ROOT
 
@@ -25,12 +23,10 @@ def test_properdocs_builds_every_page_as_mkdocs_does(built_site, tmp_path_factor
     assert version("mkdocs") == "1.6.1", "the session's site is MkDocs 1.6.1's"
     site = tmp_path_factory.mktemp("properdocs") / "site"
     command = [sys.executable, "-m", "properdocs", "build", "--strict", "-f", "mkdocs.yml"]
-    done = subprocess.run(
+    done = run_text(
         [*command, "--site-dir", str(site)],
         cwd=ROOT,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        capture_output=True,
-        text=True,
         check=False,
     )
     assert done.returncode == 0, f"ProperDocs did not build the site:\n{done.stderr[-3000:]}"

@@ -7,8 +7,6 @@ a diverged run, focus shown on every control, and the page's address. One tab se
 tests that need Python: it starts once (and again once, for the learner's engine).
 """
 
-from __future__ import annotations
-
 import pytest
 
 from tests.helpers.browser import DESKTOP, PHONE, Watch, fence_with, one_python, requests_for

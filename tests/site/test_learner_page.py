@@ -11,8 +11,6 @@ checks two. Learner mode checks in the Python of the Run buttons (one worker per
 a visit that leaves the chapter and comes back leaves nothing behind.
 """
 
-from __future__ import annotations
-
 import re
 
 import pytest

@@ -5,8 +5,6 @@ drawn again from what the code made, with Graphviz in the page (WebAssembly, ser
 site). A fence that prints graph_dot's text gets the graph drawn under what it printed.
 """
 
-from __future__ import annotations
-
 import pytest
 
 from tests.helpers.browser import (

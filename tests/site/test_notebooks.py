@@ -9,16 +9,14 @@ book's ```output block under that fence shows, which the notebook carries as the
 output.
 """
 
-from __future__ import annotations
-
 import json
 import re
-import subprocess
 import sys
 
 import nbformat
 import pytest
 
+from tests.helpers import run_text
 from tests.helpers.site import PAGES, url_path
 from tools.chapter import Chapter
 from tools.notebook import blockers
@@ -88,11 +86,9 @@ def test_each_chapter_with_fences_has_a_notebook_linked_from_its_page(built_site
 @pytest.mark.parametrize("page", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_the_notebook_runs_alone_and_prints_the_books_outputs(built_site, tmp_path, page):
     notebook = read(built_site, page)
-    result = subprocess.run(
+    result = run_text(
         [sys.executable, "-I", "-S", "-c", RUNNER, str(built_site / notebook_name(page))],
         cwd=tmp_path,  # an empty folder, outside the repository
-        capture_output=True,
-        text=True,
         timeout=600,
         check=False,
     )

@@ -11,8 +11,6 @@ that answers the page's start message with what it was handed (``handed``). One 
 Python for real, with a snapshot only Pyodide can refuse.
 """
 
-from __future__ import annotations
-
 import shutil
 
 import pytest

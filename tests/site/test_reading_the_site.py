@@ -8,8 +8,6 @@ figure's labels; search works opened from disk; printed, a page shows no Run bar
 control (the whole book as a PDF: test_whole_book.py).
 """
 
-from __future__ import annotations
-
 import html
 import json
 import re

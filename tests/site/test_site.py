@@ -9,8 +9,6 @@ engine page: tests/site/test_engine_page.py). Plain-Markdown checks parse each c
 CommonMark, as VS Code's preview and GitHub do, and refuse what only the site would render.
 """
 
-from __future__ import annotations
-
 import html as html_text
 import re
 import xml.etree.ElementTree as ET

@@ -1,7 +1,5 @@
 """A small site built with this repository's mkdocs.yml: with and without the Python runtime."""
 
-from __future__ import annotations
-
 import json
 import shutil
 import sys

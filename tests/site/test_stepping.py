@@ -4,8 +4,6 @@ The steps are recorded with the engine while the site is built (tools/page/steps
 played by docs/assets/steps/steps.js, without Python in the page: opened from disk too.
 """
 
-from __future__ import annotations
-
 import pytest
 
 from tests.helpers.browser import PHONE, assert_clean, box_fits

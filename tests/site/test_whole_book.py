@@ -8,8 +8,6 @@ solutions, answers and tables of steps. The chapters are found by what they hold
 (tools/chapter.py), not by their file names.
 """
 
-from __future__ import annotations
-
 import re
 import shutil
 
