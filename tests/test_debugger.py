@@ -134,6 +134,7 @@ def stops(tmp_path_factory) -> dict[tuple[Path, int], tuple[dict, list[str]]]:
     return stopped_at(places, last, tmp_path_factory.mktemp("debug"))
 
 
+@pytest.mark.heavy  # runs chapters under the debugger: `test`, not `check`
 def test_a_breakpoint_on_a_chapter_line_stops_there_with_the_fence_names(stops):
     _, line, bound = stop_in(Chapter.read(CHAPTER))
     _, shown = stops[(CHAPTER, line)]
@@ -142,6 +143,7 @@ def test_a_breakpoint_on_a_chapter_line_stops_there_with_the_fence_names(stops):
     )
 
 
+@pytest.mark.heavy  # likewise
 def test_a_breakpoint_in_an_engine_method_stops_in_the_chapter_that_wrote_it(stops):
     top, shown = stops[(ENGINE_CHAPTER, in_backward())]
     assert top["name"] == "backward" and "self" in shown, (top, shown)

@@ -181,6 +181,7 @@ def test_an_edited_fence_that_no_longer_makes_a_model_is_refused():
     assert "SyntaxError" in refused
 
 
+@pytest.mark.heavy  # trains a learner's engine: `test`, not `check`
 def test_a_learner_engine_with_a_planted_bug_fails_to_learn_and_the_lab_says_so(book):
     text = (ROOT / "micrograd.py").read_text(encoding="utf-8")
     planted = text.replace("operand.grad += local * grad", "operand.grad = local * grad")

@@ -435,6 +435,7 @@ def test_the_learner_engine_replaces_the_engine_fences_and_is_unloaded_after(tmp
 ENDLESS = "        while True:\n            __import__('time').sleep(0.01)\n"
 
 
+@pytest.mark.heavy  # learner mode runs a chapter to its timeout: `test`, not `check`
 def test_an_endless_loop_costs_its_chapter_a_timeout(tmp_path):
     engine = tmp_path / "micrograd.py"
     text = BOOK_ENGINE.read_text(encoding="utf-8")
