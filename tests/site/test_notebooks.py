@@ -71,7 +71,9 @@ def test_each_chapter_with_fences_has_a_notebook_linked_from_its_page(built_site
         ]
         experiments = [c for c in cells if not c.fence.is_engine]
         code = {cell.source: cell for cell in notebook.cells if cell.cell_type == "code"}
-        assert "micrograd.py" in notebook.cells[0].source, f"{page.name}: no first cell"
+        first_code = next(cell for cell in notebook.cells if cell.cell_type == "code")
+        opens = notebook.cells[0].cell_type == "markdown" and "micrograd.py" in first_code.source
+        assert opens, f"{page.name}: not its title first and then the cell that sets up"
         for cell in experiments:
             found = code.get(cell.fence.code.removesuffix("\n"))
             assert found is not None, f"{page.name}:{cell.line}: no code cell holds this fence"
