@@ -93,17 +93,20 @@ def test_a_failed_check_holds_back_only_the_checks_that_read_what_it_left_unsure
         tmp_path,
         "from micrograd import Thing\nimport pytest",  # 0
         "t = Thing(2)\nsix = 6\nassert t.double() == 4\nlost = 1",  # 1: fails at its 3rd line
-        "assert six == 6",  # 2: bound before the failure: runs
-        "assert lost == 1\nmore = lost",  # 3: bound after it: waits on 1
-        "again = more + 1",  # 4: reads what 3 left unsure: waits on 1 too
+        "assert six == Thing(6).n",  # 2: bound before the failure: runs
+        "assert lost == 1\nmore = Thing(lost)",  # 3: bound after it: waits on 1
+        "again = more.n + 1",  # 4: reads what 3 left unsure: waits on 1 too
         "u = Thing(5)\nassert u.n == 5",  # 5: independent: runs
+        "assert six == 6",  # 6: about the book, and no counted check reads it: set aside
     )
-    assert names_used(chapter)[3] == {"lost": 1} and names_used(chapter)[4] == {"more": 3}
+    assert names_used(chapter)[3] == {"lost": 1, "Thing": 0} and names_used(chapter)[4] == {
+        "more": 3
+    }
     assert made_from("t = 1\nsix = 6\nassert t\nlost = 1", 3) == {"lost"}
     events = events_of(chapter, tmp_path)
-    kinds = [(k, e[k]) for e in events for k in ("passed", "failed", "waits") if k in e]
-    said = ["passed", "failed", "passed", "waits", "waits", "passed"]  # of checks 0 to 5
-    assert kinds == list(zip(said, range(6)))
+    kinds = [(k, e[k]) for e in events for k in ("passed", "failed", "waits", "aside") if k in e]
+    said = ["passed", "failed", "passed", "waits", "waits", "passed", "aside"]  # checks 0 to 6
+    assert kinds == list(zip(said, range(7)))
     assert [e["on"] for e in events if "waits" in e] == [1, 1]
 
 

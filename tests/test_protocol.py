@@ -128,7 +128,7 @@ CASES = [
     ("learner event", {"passed": 2}, None),
     ("learner event", {"start": 1, "passed": 1},
      "learner event: a message has one of the fields start, passed, wording, failed, waits, "
-     "blocked to name its kind; this one has start, passed (its fields: start, passed)"),
+     "blocked, aside to name its kind; this one has start, passed (its fields: start, passed)"),
     ("learner event", {"failed": 3, "line": 40, "kind": "TypeError"},
      "learner event 'failed': missing field 'message'"),
     ("from the worker", {"kind": "lab", "answer": '{"frame": {"step": 0}}'},
@@ -139,8 +139,8 @@ CASES = [
     ("to the worker", {"kind": "learn-table", "runs": [{"chapter": "x.md", "events": [{}],
      "stopped": None}], "engine": "", "diagnose": False, "record": None},
      "to the worker 'learn-table', in 'runs': learner run, in 'events': learner event: a "
-     "message has one of the fields start, passed, wording, failed, waits, blocked to name "
-     "its kind; this one has none (its fields: )"),
+     "message has one of the fields start, passed, wording, failed, waits, blocked, aside to "
+     "name its kind; this one has none (its fields: )"),
     ("lab request", {"action": "fly", "settings": {}},
      "lab request: unknown kind action=\"fly\" (known: open, reset, step, train, draw, clear, "
      "add, weight, set, apart, apart-stage)"),

@@ -18,7 +18,7 @@ from pathlib import Path
 from tools import ROOT, engine_for
 from tools.chapter import Chapter
 from tools.learn.counted import engine_checks, engine_names, made_from, names_used, needs_optional
-from tools.learn.diagnose import DIAGNOSE, NO_ONE
+from tools.learn.diagnose import DIAGNOSE, NO_ONE, needed
 from tools.learn.places import chapters_named
 from tools.learn.table import ChapterResult, chapter_result
 from tools.learn.wording import reprs_only, worded_otherwise
@@ -61,9 +61,13 @@ def run_chapter(
     not run (the page's Python cannot run them: tools/learn/in_page.py). The fences that
     import an OPTIONAL module run only if a counted check needs them (``needs_optional``),
     or with ``every``, or if ``optional`` says so (a child told it spares a parse of the book)."""
-    optional = needs_optional(chapter, engine_for(engine)) if optional is None else optional
+    file = engine_for(engine)
+    optional = needs_optional(chapter, file) if optional is None else optional
     book = Notebook(chapter, engine=engine, optional=every or optional)
     reads = names_used(chapter)
+    counted = engine_checks(chapter, engine_names(engine=file), file)
+    wanted = set(needed(chapter, *counted))  # a check about the book, read by none, tells
+    # nothing of the engine (the rule of engine_checks), so it is set aside, not run
     classes = frozenset(n for n, v in vars(book.engine_module).items() if isinstance(v, type))
     unsure: dict[int, frozenset[str]] = {}  # a cell that failed or waits -> its names unsure
     root: dict[int, int] = {}  # such a cell -> the failed check it waits on (or itself)
@@ -73,6 +77,10 @@ def run_chapter(
             book.next += 1
             continue
         cell = book.cells[index]  # the runner's: line, code
+        if not (every or cell.engine or index in wanted):
+            tell(aside=index)
+            book.next += 1
+            continue
         waits = [root[i] for name, i in reads[index].items() if name in unsure.get(i, ())]
         if waits and not every:
             root[index], unsure[index] = min(waits), made_from(cell.code, 0)

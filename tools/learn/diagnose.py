@@ -58,10 +58,10 @@ def _with_the_books(definition: Definition):
     return patch
 
 
-def needed(chapter: Path, index: int) -> list[int]:
-    """The cells check ``index`` reads from, directly or through others (``names_used``):
-    all a rerun of it needs, in order, itself last."""
-    reads, wanted, todo = names_used(chapter), {index}, [index]
+def needed(chapter: Path, *indices: int) -> list[int]:
+    """The cells the checks ``indices`` read from, directly or through others
+    (``names_used``), and those checks: all a rerun of them needs, in order."""
+    reads, wanted, todo = names_used(chapter), set(indices), list(indices)
     while todo:
         for cell in reads[todo.pop()].values():
             if cell not in wanted:

@@ -97,7 +97,7 @@ def chapter_result(
     )
 
 
-_ENDS = ("passed", "wording", "failed", "waits")  # how a check's turn ends, as events say
+_ENDS = ("passed", "wording", "failed", "waits", "aside")  # how a check's turn ends
 
 
 def _failure(event: dict, opening: int, file: str = ENGINE) -> Failure:

@@ -127,6 +127,7 @@ FAMILIES: dict[str, Family] = {
             ),
             "waits": Kind(("waits", "on")),
             "blocked": Kind(("blocked", "why")),
+            "aside": Kind(("aside",)),  # about the book, and read by no counted check
         },
     ),
     "learner run": record("chapter", "events", "stopped", inner={"events": "learner event"}),
