@@ -24,6 +24,7 @@ from tools.learn.table import ChapterResult, chapter_result
 from tools.learn.wording import reprs_only, worded_otherwise
 from tools.notebook import EngineImportError, Notebook, OutputMismatchError
 from tools.page.kernel import describe
+from tools.tangle import TangleError
 
 DEFAULT_TIMEOUT = 120.0  # seconds per chapter: many times what the slowest one needs
 
@@ -65,7 +66,11 @@ def run_chapter(
     optional = needs_optional(chapter, file) if optional is None else optional
     book = Notebook(chapter, engine=engine, optional=every or optional)
     reads = names_used(chapter)
-    counted = engine_checks(chapter, engine_names(engine=file), file)
+    try:
+        names = engine_names(chapter.parent, file)  # of the chapter's own book
+    except TangleError:  # a chapter with no book around it: only imports bind engine names
+        names = frozenset()
+    counted = engine_checks(chapter, names, file)
     wanted = set(needed(chapter, *counted))  # a check about the book, read by none, tells
     # nothing of the engine (the rule of engine_checks), so it is set aside, not run
     classes = frozenset(n for n, v in vars(book.engine_module).items() if isinstance(v, type))
