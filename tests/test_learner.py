@@ -228,6 +228,14 @@ def test_the_rule_follows_names_through_a_chapter(tmp_path):
     assert sorted(engine_checks(chapter, frozenset({"Value"}))) == [3, 4, 8, 9]
 
 
+def test_each_statement_is_read_alone_even_beside_another_on_its_line(tmp_path):
+    chapter = tmp_path / "01-x.md"
+    chapter.write_text('```python\ns = "é—ü"; n = len(s)\nif n:\n    m = n\n```\n')
+    [cell] = Chapter.read(chapter).cells
+    assert [set(step.bound) for step in cell.fence.steps] == [{"s"}, {"n"}, {"m"}]
+    assert [set(step.loaded) for step in cell.fence.steps] == [set(), {"len", "s"}, {"n"}]
+
+
 def test_fences_importing_torch_run_only_if_a_counted_check_needs_them(tmp_path):
     """No check the score counts needs the book's PyTorch fences, so learner mode leaves
     them out (importing torch cost each such chapter's process more than the rest of it);

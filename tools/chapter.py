@@ -110,7 +110,17 @@ class Fence:
             tree = ast.parse(code)
         except SyntaxError:
             return ()
-        return tuple(Names.of(ast.get_source_segment(code, node)) for node in tree.body)
+        lines = code.encode().splitlines(keepends=True)  # ast's offsets count UTF-8 bytes
+        return tuple(Names.of(_segment(lines, node)) for node in tree.body)
+
+
+def _segment(lines: list[bytes], node: ast.stmt) -> str:
+    """``node``'s source text, as ast.get_source_segment gives it, from its code's ``lines``
+    split once (that function splits the whole code again at each call)."""
+    taken = lines[node.lineno - 1 : node.end_lineno]
+    taken[-1] = taken[-1][: node.end_col_offset]
+    taken[0] = taken[0][node.col_offset :]
+    return b"".join(taken).decode()
 
 
 @dataclass(frozen=True)

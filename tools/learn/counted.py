@@ -138,9 +138,9 @@ def nothing_to_check(selected: list[Path], engine: Path, docs: Path = DOCS) -> s
     start instead; None if one of them has checks of it."""
     file = engine_for(engine)
     names = engine_names(docs, file)
-    some = [c for c in chapters(docs) if c.name != "index.md" and engine_checks(c, names, file)]
-    if set(some) & set(selected):
+    if any(engine_checks(c, names, file) for c in selected):
         return None
+    some = [c for c in chapters(docs) if c.name != "index.md" and engine_checks(c, names, file)]
     start = some[0]
     said = " and ".join(
         f"chapter {chapter_number(c)}" if chapter_number(c) else c.name for c in selected
