@@ -304,9 +304,9 @@ def first_with_output() -> int:
 def test_run_all_a_failure_with_output_the_fences_not_run_and_stale_ones(browser, served):
     folder, url = served
     edited = first_with_output()
-    session = Session(
-        folder / "all", {edited: "print('planted output')\nraise ValueError('planted')\n"}
-    )
+    first = Chapter.read(CHAPTER).cells[0].fence.code  # it prints the announcer's limit
+    planted = "print('y' * 401)\nraise ValueError('planted')\n"  # one past it
+    session = Session(folder / "all", {0: first + "print('x' * 400)\n", edited: planted})
     last = max(i for i, f in enumerate(session.page["fences"]) if not f["blocked"])
     told = session.expect(last, all=True)
     assert any(e["kind"] == "not-run" for e in told), "nothing after the failure to leave unrun"
@@ -321,8 +321,13 @@ def test_run_all_a_failure_with_output_the_fences_not_run_and_stale_ones(browser
         assert_shows(tab, shown_as(told + again, session.chapter.cells))
         said = tab.locator(".notebook-announce").text_content()  # at its opening ``` line
         assert said.startswith(f"Fence at line {session.line(0) - 1}: "), said
+        assert said.endswith(f"It printed: {'x' * 400}"), said  # at the limit: all of it
         assert "stale" in {bar(tab, session.line(i)).get_attribute("data-state")
                            for i in range(1, edited + 1)}  # fmt: skip
+        session.expect(edited)
+        click_and_wait(tab, bar(tab, session.line(edited)).locator(".notebook-run"))
+        said = tab.locator(".notebook-announce").text_content()  # one past: cut, and said so
+        assert f"It printed: {'y' * 400}… ValueError: planted" in said, said
         assert not tab.watch.problems, tab.watch.problems
     finally:
         tab.context.close()
