@@ -92,13 +92,13 @@ function failed(error) {
   starting = false;
 }
 
-// A module of the site: imported from its URL (one that does not load is fetched, so that
-// the error names it and its status), or from disk from a blob: URL of its bytes.
+// A module of the site: imported from its URL (one that does not load is fetched, so that the
+// error names it and its status), or from disk from a data: URL of its bytes (WebKit: no blob:).
 function imported(name) {
   const url = here(name);
   if (disk === null) return import(url).catch((error) => fetch(url).then(() => Promise.reject(error)));
   const { bytes, type } = disk[url.slice(site.length)];
-  return import(URL.createObjectURL(new Blob([bytes], { type })));
+  return import(new FileReaderSync().readAsDataURL(new Blob([bytes], { type })));
 }
 
 // From disk, `fetch` answers the site's files from the bytes the page handed over, and
