@@ -101,11 +101,12 @@ function failed(error) {
 }
 
 // A module of the site: imported from its URL (one that does not load is fetched, so that the
-// error names it and its status), or from disk from a data: URL of its bytes (WebKit: no blob:).
+// error names it and its status), or from disk from a data: URL of its text (WebKit refuses a
+// blob: module there, and its FileReaderSync cannot read a blob there: NotReadableError).
 function imported(name) {
   const url = here(name);
   if (disk === null) return import(url).catch((error) => fetch(url).then(() => Promise.reject(error)));
-  const { bytes, type } = disk[url.slice(site.length)]; // (WebKit: no FileReaderSync there either)
+  const { bytes, type } = disk[url.slice(site.length)];
   return import(`data:${type};charset=utf-8,${encodeURIComponent(new TextDecoder().decode(bytes))}`);
 }
 
