@@ -33,7 +33,7 @@ def webkit():
     driver = shutil.which("WebKitWebDriver")
     browsers = sorted(Path("/usr/lib").glob("*/webkit2gtk-4.*/MiniBrowser"))
     if not (driver and browsers and shutil.which("Xvfb") and importlib.util.find_spec("selenium")):
-        missing("WebKitGTK is missing: apt-get install webkit2gtk-driver xvfb, and selenium")
+        missing("WebKitGTK is missing: apt-get install webkit2gtk-driver xvfb (and selenium)")
     from selenium.webdriver import WebKitGTK, WebKitGTKOptions, WebKitGTKService
 
     command = ["Xvfb", "-displayfd", "1", "-nolisten", "tcp"]  # it says which display it took
