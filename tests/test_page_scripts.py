@@ -93,10 +93,10 @@ const modules = {
 };
 const stack = { _emscripten_stack_get_current: () => 0, _PyThreadState_Get: () => 0 };
 globalThis.loadPyodide = async () => {
-  const refused = recorded(); // the start, refused: as Pyodide rejects it
+  const refused = recorded(); // the start, refused as in WebKit: a stack without the message
   if (refused.call !== "refuse") return python;
   used += 1;
-  throw new Error(refused.returns);
+  throw Object.assign(new Error(refused.returns), { stack: "loadPyodide@pyodide.js:1:1" });
 };
 const python = {
   _module: { ...stack, _PyUnstable_ThreadState_SetStackProtection() {} },

@@ -86,19 +86,28 @@ function guarded(fetchNow) {
   };
 }
 
+// Python cannot go on: said to the page, the error's message first (WebKit's and Firefox's
+// stacks leave it out: "readAsDataURL@[native code]" alone would tell a reader nothing).
+function broken(error) {
+  const text = String(error);
+  const stack = String((error && error.stack) || "");
+  postMessage({ kind: "broken", error: stack.startsWith(text) ? stack : `${text}\n${stack}`.trim() });
+}
+
 let starting = true; // until the start is over: ready, or failed (said once)
 function failed(error) {
-  if (starting) postMessage({ kind: "broken", error: String((error && error.stack) || error) });
+  if (starting) broken(error);
   starting = false;
 }
 
-// A module of the site: imported from its URL (one that does not load is fetched, so that
-// the error names it and its status), or from disk from a blob: URL of its bytes.
+// A module of the site: imported from its URL (one that does not load is fetched, so that the
+// error names it and its status), or from disk from a data: URL of its text (WebKit refuses a
+// blob: module there, and its FileReaderSync cannot read a blob there: NotReadableError).
 function imported(name) {
   const url = here(name);
   if (disk === null) return import(url).catch((error) => fetch(url).then(() => Promise.reject(error)));
   const { bytes, type } = disk[url.slice(site.length)];
-  return import(URL.createObjectURL(new Blob([bytes], { type })));
+  return import(`data:${type};charset=utf-8,${encodeURIComponent(new TextDecoder().decode(bytes))}`);
 }
 
 // From disk, `fetch` answers the site's files from the bytes the page handed over, and
@@ -289,7 +298,7 @@ async function handle(message) {
   } catch (error) {
     // Python itself failed (a fence's own errors are reports): nothing more can run here.
     python = null;
-    postMessage({ kind: "broken", error: String((error && error.stack) || error) });
+    broken(error);
   }
 }
 
@@ -382,9 +391,7 @@ const LEARNER = {
 
 function learn(message) {
   postMessage({ kind: "learn-start" });
-  return LEARNER[message.kind](message).catch((error) => {
-    postMessage({ kind: "broken", error: String((error && error.stack) || error) });
-  });
+  return LEARNER[message.kind](message).catch(broken);
 }
 
 // --- the two-moons lab (docs/assets/lab/lab.js): tools/page/lab.py decides, JSON both ways ---
@@ -401,6 +408,6 @@ function lab({ request }) {
     if (labPython === null) labPython = python.pyimport("tools.page.lab");
     postMessage({ kind: "lab", answer: labPython.answer(request, engine) });
   } catch (error) {
-    postMessage({ kind: "broken", error: String((error && error.stack) || error) });
+    broken(error);
   }
 }
