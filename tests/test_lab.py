@@ -95,19 +95,13 @@ def test_another_rate_gives_what_the_chapters_functions_give(book):
     assert frame["losses"] == expected and expected[2] > 10  # the too-large rate's leap
 
 
-@pytest.mark.parametrize(
-    ("field", "value", "says"),
-    [
-        ("rate", "-1", "The learning rate must be a positive number"),
-        ("rate", "0", "The learning rate must be a positive number"),
-        ("rate", "fast", "The learning rate must be a positive number"),
-        ("rate", "nan", "The learning rate must be a positive number"),
-        ("steps", "0", "The number of steps must be a whole number from 1 to 1000"),
-        ("steps", "1001", "The number of steps must be a whole number from 1 to 1000"),
-        ("steps", "2.5", "The number of steps must be a whole number from 1 to 1000"),
-        ("seed", "-3", "The seed must be a whole number"),
-    ],
-)
+@pytest.mark.parametrize(("field", "value", "says"), [
+    *(("rate", value, "The learning rate must be a positive number")
+      for value in ("-1", "0", "fast", "nan")),
+    *(("steps", value, "The number of steps must be a whole number from 1 to 1000")
+      for value in ("0", "1001", "2.5")),
+    ("seed", "-3", "The seed must be a whole number"),
+])  # fmt: skip
 def test_bad_settings_are_refused_and_the_lab_keeps_its_state(field, value, says):
     opened()
     ask("step")
@@ -363,21 +357,16 @@ def test_an_address_reproduces_the_run():
     assert lab.address(lab.settings(lab.BOOK), []) == ""  # the book's settings: a bare page
 
 
-@pytest.mark.parametrize(
-    ("field", "value", "says"),
-    [
-        ("decay", "-0.1", "The weight decay must be a number from 0 to 0.1"),
-        ("decay", "1", "The weight decay must be a number from 0 to 0.1"),
-        ("hidden", "17", "The hidden layers must be 0 to 3 sizes from 1 to 16"),
-        ("hidden", "4, 4, 4, 4", "The hidden layers must be 0 to 3 sizes from 1 to 16"),
-        ("hidden", "4; x", "The hidden layers must be 0 to 3 sizes from 1 to 16"),
-        ("activation", "sigmoid", "The activation must be relu (the book's) or tanh"),
-        ("engine", "numpy", "The engine must be micrograd (the book's, a node per number) or"),
-        ("noise", "inf", "The noise must be a number from 0 to 1"),
-        ("points", "7", "The number of points must be a whole number from 8 to 1000"),
-        ("points", "many", "The number of points must be a whole number from 8 to 1000"),
-    ],
-)
+@pytest.mark.parametrize(("field", "value", "says"), [
+    *(("decay", v, "The weight decay must be a number from 0 to 0.1") for v in ("-0.1", "1")),
+    *(("hidden", value, "The hidden layers must be 0 to 3 sizes from 1 to 16")
+      for value in ("17", "4, 4, 4, 4", "4; x")),
+    ("activation", "sigmoid", "The activation must be relu (the book's) or tanh"),
+    ("engine", "numpy", "The engine must be micrograd (the book's, a node per number) or"),
+    ("noise", "inf", "The noise must be a number from 0 to 1"),
+    *(("points", value, "The number of points must be a whole number from 8 to 1000")
+      for value in ("7", "many")),
+])  # fmt: skip
 def test_bad_values_of_the_new_controls_are_refused_and_the_lab_keeps_its_state(field, value, says):
     opened()
     ask("step")
@@ -388,14 +377,11 @@ def test_bad_values_of_the_new_controls_are_refused_and_the_lab_keeps_its_state(
     assert frame["step"] == 1 and frame["settings"] == lab.BOOK | {"rate": "1.0"}
 
 
-@pytest.mark.parametrize(
-    ("point", "label", "says"),
-    [
-        ([9.0, 0.0], 1, "The point (9.0, 0.0) is outside the plane drawn"),
-        ([0.1, "x"], 1, "A point is added with two numbers and a label 1 or -1"),
-        ([0.1, 0.1], 0, "A point is added with two numbers and a label 1 or -1"),
-    ],
-)
+@pytest.mark.parametrize(("point", "label", "says"), [
+    ([9.0, 0.0], 1, "The point (9.0, 0.0) is outside the plane drawn"),
+    ([0.1, "x"], 1, "A point is added with two numbers and a label 1 or -1"),
+    ([0.1, 0.1], 0, "A point is added with two numbers and a label 1 or -1"),
+])  # fmt: skip
 def test_bad_points_are_refused_and_the_data_kept(point, label, says):
     opened()
     ask("step")
@@ -412,20 +398,11 @@ def test_a_bad_added_point_in_the_address_is_refused():
 # --- read like a chart ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("value", "shown"),
-    [
-        (1e9, "1.0e9"),
-        (2.3585139093566622e25, "2.4e25"),
-        (1.5e-5, "1.5e-5"),
-        (0.9675, "0.9675"),
-        (94.519, "94.52"),
-        (1234.5, "1234"),
-        (0.0, "0"),
-        (math.inf, "infinite"),
-        (math.nan, "not a number"),
-    ],
-)
+@pytest.mark.parametrize(("value", "shown"), [
+    (1e9, "1.0e9"), (2.3585139093566622e25, "2.4e25"), (1.5e-5, "1.5e-5"), (0.9675, "0.9675"),
+    (94.519, "94.52"), (1234.5, "1234"), (0.0, "0"), (math.inf, "infinite"),
+    (math.nan, "not a number"),
+])  # fmt: skip
 def test_numbers_are_formatted_for_people(value, shown):
     assert lab.human(value) == shown
 
@@ -478,18 +455,12 @@ def test_a_weight_is_read_and_set_and_training_goes_on_from_there(book):
     assert ask("step")["frame"]["losses"][1] == expected
 
 
-@pytest.mark.parametrize(
-    ("which", "value", "says"),
-    [
-        ("4, 1, 1", "0", "A weight is named by its layer, its unit and its input"),
-        ("1, 17, 1", "0", "A weight is named by its layer, its unit and its input"),
-        ("1, 1, 3", "0", "A weight is named by its layer, its unit and its input"),
-        ("1, 0, 1", "0", "A weight is named by its layer, its unit and its input"),
-        ("1 1", "0", "A weight is named by its layer, its unit and its input"),
-        ("1, 1, 1", "big", "A weight is set to a number, such as 0.5; 'big' is not."),
-        ("1, 1, 1", "inf", "A weight is set to a number, such as 0.5; 'inf' is not."),
-    ],
-)
+@pytest.mark.parametrize(("which", "value", "says"), [
+    *((which, "0", "A weight is named by its layer, its unit and its input")
+      for which in ("4, 1, 1", "1, 17, 1", "1, 1, 3", "1, 0, 1", "1 1")),
+    *(("1, 1, 1", value, f"A weight is set to a number, such as 0.5; '{value}' is not.")
+      for value in ("big", "inf")),
+])  # fmt: skip
 def test_a_bad_weight_or_value_is_refused_and_the_network_kept(which, value, says):
     opened()
     ask("step")
