@@ -39,7 +39,13 @@ from tools.site.learner import PLACEHOLDER as LEARNER_HERE
 from tools.site.learner import learner_html
 from tools.site.learner import page_data as learner_data
 from tools.site.page_data import element, page_fences
-from tools.site.runtime import PROTOCOL_JS, engine_json, protocol_script, start_data
+from tools.site.runtime import (
+    PROTOCOL_JS,
+    SNAPSHOT_LIMIT,
+    engine_json,
+    protocol_script,
+    start_data,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -103,7 +109,10 @@ const python = {
   FS: { cwd: () => "/home/pyodide" },
   unpackArchive() {}, runPython() {},
   pyimport: (name) => modules[name],
-  makeMemorySnapshot() { throw new Error("the stand-in keeps no snapshot"); },
+  makeMemorySnapshot() { // of the size recorded, if a snapshot is the next call
+    if (recorded().call !== "snapshot") throw new Error("the stand-in keeps no snapshot");
+    return new Uint8Array(answer("snapshot", null));
+  },
 };
 """
 
@@ -299,6 +308,23 @@ def first_with_output() -> int:
         if i > 0 and cell.output is not None and not cell.fence.is_engine
         and not fences[i]["blocked"]
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("past", [0, 1], ids=["at the limit", "one byte past"])
+def test_a_start_is_kept_up_to_the_snapshot_limit_and_not_past_it(browser, served, past):
+    folder, url = served
+    session = Session(folder / f"kept-{past}", {})
+    session.record("snapshot", None, returns=SNAPSHOT_LIMIT + past)  # the worker's start
+    session.expect(0)
+    tab = opened(browser, url, session)
+    try:
+        click_and_wait(tab, bar(tab, session.line(0)).locator(".notebook-run"))
+        tab.evaluate("window.bookPython.keeping")  # the page's writing of it, done
+        kept = tab.evaluate("window.bookPython.snapshots.read().then(k => k?.bytes.byteLength)")
+        assert kept == (None if past else SNAPSHOT_LIMIT), kept
+        assert not tab.watch.problems, tab.watch.problems
+    finally:
+        tab.context.close()
 
 
 def test_run_all_a_failure_with_output_the_fences_not_run_and_stale_ones(browser, served):
