@@ -7,21 +7,46 @@ import re
 import pytest
 
 from tests.helpers.site import PAGES, SITE_PAGES
-from tools import DOCS
+from tests.site.test_engine_page import engine_chunks_on_disk
+from tools import DOCS, ENGINES, ROOT
 from tools.chapter import Chapter
 from tools.figures.from_chapters import FIGURES
 from tools.site import lab, learner
-from tools.site.prepare import WHOLE_BOOK, page_markdown, whole_book
-from tools.site.weave import PAGE, engine_page, weave
+from tools.site.prepare import WHOLE_BOOK, _with_used_in, page_markdown, whole_book
+from tools.site.weave import engine_page, weave
 
 
 @pytest.fixture(scope="module")
-def book() -> tuple[dict, str]:
+def woven() -> list:
+    return [weave(DOCS, engine=engine) for engine in ENGINES]
+
+
+@pytest.fixture(scope="module")
+def book(woven) -> tuple[dict, str]:
     """Each page as the whole book holds it, and the whole book."""
-    woven = weave(DOCS)
     pages = {path: page_markdown(path, DOCS, woven, None, pytest.fail) for path in PAGES}
-    pages[DOCS / PAGE] = engine_page(woven)
+    pages |= {DOCS / engine.page: engine_page(engine) for engine in woven}
     return pages, whole_book(pages)
+
+
+def test_tensor_py_is_woven_on_its_own_page_and_under_its_fences(woven):
+    tensor = woven[list(ENGINES).index("tensor.py")]
+    page = engine_page(tensor)
+    blocks = re.findall(r"^```python\n(.*?)\n```$", page, re.S | re.M)
+    on_disk = engine_chunks_on_disk(ROOT / "tensor.py")
+    assert len(on_disk) == len(tensor.tangled.chunks) > 10, "tensor.py's chunks, on disk"
+    assert [block.split("\n") for block in blocks] == [code for _, code in on_disk]
+    anchors = {h.anchor for h in Chapter.read(DOCS / tensor.page, page).headings}
+    (row,) = [line for line in page.splitlines() if line.startswith("| `Tensor.__matmul__` |")]
+    assert "[20](20-a-network-on-tensors.md" in row, f"chapter 20 applies @: {row}"
+    for chapter in (p for p in PAGES if p.name[:2] in ("17", "18", "19", "20")):
+        read = Chapter.read(chapter)
+        shown = _with_used_in(read.text, read, woven, pytest.fail)
+        fences = [f for f in read.fences if f.engine == "tensor.py"]
+        links = re.findall(r'href="([^"#]+)#([^"]+)">in the whole engine', shown)
+        assert fences and len(links) == len(fences), f"{chapter.name}: {len(fences)} fences"
+        assert {href for href, _ in links} == {"tensor-engine.html"}, (chapter.name, links)
+        assert {anchor for _, anchor in links} <= anchors, f"{chapter.name}: {links}"
 
 
 def test_the_whole_book_holds_every_page_in_order_each_heading_once(book):

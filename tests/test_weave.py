@@ -73,8 +73,17 @@ MATH_ONLY = """# 4. Only math
 
 ```python
 import math as m
+import micrograd
 
 print(m.exp(1), half)
+```
+"""
+
+TORCH = """# 6. Not this engine
+
+```python
+import torch
+print(torch.ones(1).exp(), half)
 ```
 """
 
@@ -88,6 +97,7 @@ def docs(tmp_path):
         ("02-using.md", USER),
         ("03-calling.md", CALLER),
         ("04-math.md", MATH_ONLY),
+        ("06-torch.md", TORCH),  # uses nothing of the engine: it never imports it
     ]:
         (docs / name).write_text(text, encoding="utf-8")
     return docs
@@ -127,8 +137,9 @@ def test_uses_are_found_by_name_attribute_operator_call_and_instance(docs):
 
 
 def test_pages_without_a_number_are_labelled_by_name(docs):
-    (docs / "index.md").write_text("# Home\n\n```python\nprint(half)\n```\n", encoding="utf-8")
-    (docs / "appendix-more.md").write_text("# A.\n\n```python\nhalf\n```\n", encoding="utf-8")
+    code = "```python\nimport micrograd\n\nprint(half)\n```\n"
+    (docs / "index.md").write_text(f"# Home\n\n{code}", encoding="utf-8")
+    (docs / "appendix-more.md").write_text(f"# A.\n\n{code}", encoding="utf-8")
     woven = weave(docs, root=docs.parent)
     (half,) = [d for d in woven.definitions if d.name == "half"]
     assert [woven.label(page) for page in half.used_in] == ["home", "4", "appendix"]
@@ -137,7 +148,7 @@ def test_pages_without_a_number_are_labelled_by_name(docs):
 
 def test_an_instance_made_by_name_is_seen_when_called(docs):
     chapter = docs / "05-more.md"
-    chapter.write_text("# 5\n\n```python\nt = Thing(1)\nt(2)\n```\n", encoding="utf-8")
+    chapter.write_text("# 5\n\n```python\nimport micrograd\nt = Thing(1)\nt(2)\n```\n", "utf-8")
     assert used_in(weave(docs, root=docs.parent))["Thing.__call__"] == ["05"]
     uses = chapter_uses(chapter)
     assert ("t", "Thing") in uses.instances and "t" in uses.called
@@ -176,7 +187,7 @@ def test_used_in_lines_go_under_the_engine_fences_only(docs):
     from tools.site.prepare import _with_used_in
 
     woven, chapter = weave(docs, root=docs.parent), docs / "01-things.md"
-    out = _with_used_in(THING, Chapter.read(chapter), woven, pytest.fail).split("\n")
+    out = _with_used_in(THING, Chapter.read(chapter), [woven], pytest.fail).split("\n")
     used = [n for n, line in enumerate(out) if line.startswith('<p class="used-in">')]
     closing = [n for n, line in enumerate(THING.split("\n")) if line == "```"]
     assert len(used) == 2 and [out[n - 2] for n in used] == ["```", "```"]
@@ -189,7 +200,7 @@ def test_used_in_lines_go_under_the_engine_fences_only(docs):
     # an output block stays right under its fence, as the site's Run buttons expect
     shown = THING.replace("```\n\n## Arithmetic", "```\n\n```output\n4\n```\n\n## Arithmetic")
     chapter.write_text(shown, encoding="utf-8")
-    out = _with_used_in(shown, Chapter.read(chapter), weave(docs, root=docs.parent), pytest.fail)
+    out = _with_used_in(shown, Chapter.read(chapter), [weave(docs, root=docs.parent)], pytest.fail)
     assert '```output\n4\n```\n\n<p class="used-in">Defines <code>LIMIT' in out
 
 

@@ -208,7 +208,7 @@ class Names:
     loaded: frozenset[str] = frozenset()  # read as a name
     modules: frozenset[str] = frozenset()  # bound by `import x`
     imports: tuple[str, ...] = ()  # modules imported, dotted (".x" for a relative import)
-    from_micrograd: frozenset[str] = frozenset()  # `from micrograd import ...`
+    from_imports: frozenset[tuple[str, str]] = frozenset()  # (module, name): from module import
     attributes: frozenset[tuple[str | None, str]] = frozenset()  # (the name it is on, .attr)
     operators: frozenset[type] = frozenset()  # ast operator classes applied
     called: frozenset[str] = frozenset()  # names called: Value(...), model(...)
@@ -231,7 +231,7 @@ class Names:
             tree = ast.parse(textwrap.dedent(code))
         except SyntaxError:
             return cls(parses=False)
-        bound, loaded, modules, imports, from_micrograd = set(), set(), set(), [], set()
+        bound, loaded, modules, imports, from_imports = set(), set(), set(), [], set()
         attributes, operators, called, calls, instances = set(), set(), set(), {}, set()
         changed = set()
         for node in ast.walk(tree):
@@ -246,8 +246,8 @@ class Names:
                 modules |= {(a.asname or a.name).split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom):
                 imports.append("." * node.level + (node.module or ""))
-                if node.module == "micrograd" and node.level == 0:
-                    from_micrograd |= {alias.name for alias in node.names}
+                if node.module and node.level == 0:
+                    from_imports |= {(node.module, alias.name) for alias in node.names}
             elif isinstance(node, ast.Attribute):
                 on = node.value.id if isinstance(node.value, ast.Name) else None
                 attributes.add((on, node.attr))
@@ -280,7 +280,7 @@ class Names:
             True,
             *map(frozenset, (bound, loaded, modules)),
             tuple(imports),
-            *map(frozenset, (from_micrograd, attributes, operators, called)),
+            *map(frozenset, (from_imports, attributes, operators, called)),
             tuple(calls),
             frozenset(instances),
             definition.name if isinstance(definition, kinds) else None,

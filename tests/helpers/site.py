@@ -12,13 +12,14 @@ import yaml
 from latex2mathml import commands
 
 from tests.helpers import run_text
-from tools import ROOT
+from tools import ENGINES, ROOT
 from tools.chapter import chapters
-from tools.site.weave import PAGE
+from tools.site.weave import PAGE, page_for
 
 PAGES = chapters(ROOT / "docs")  # index.md first, then the chapters in reading order
-ENGINE_PAGE = Path(PAGE)  # generated while the site builds: the woven engine, last
-SITE_PAGES = [*PAGES, ENGINE_PAGE]
+ENGINE_PAGE = Path(PAGE)  # generated while the site builds: the woven engines, last
+ENGINE_PAGES = [Path(page_for(engine)) for engine in ENGINES]  # engine.md, tensor-engine.md
+SITE_PAGES = [*PAGES, *ENGINE_PAGES]
 PRINT_PAGE = Path("print_page.html")  # the whole book on one page (tools/site/prepare.py)
 
 

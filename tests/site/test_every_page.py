@@ -34,7 +34,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from tests.helpers.browser import DESKTOP, PHONE, WORKER, assert_clean, open_tab, python_never_comes
-from tests.helpers.site import ENGINE_PAGE, PAGES, SITE_PAGES, missing, url_path
+from tests.helpers.site import ENGINE_PAGE, ENGINE_PAGES, PAGES, SITE_PAGES, missing, url_path
 from tools.site import runtime
 from tools.site.page_data import page_fences
 
@@ -241,7 +241,7 @@ def test_page_loads_cleanly_and_fits_a_phone_screen(visit, site_url, built_site)
     same = tab.evaluate(SAME_PAGE_JS)
     assert same == {"twice": [], "nowhere": []}, f"{page.name}: ids twice, links to none: {same}"
 
-    if page == ENGINE_PAGE:
+    if page in ENGINE_PAGES:
         assert tab.locator("article pre code").count() > 10, "the engine's chunks are shown"
     else:
         drawn = len(FIGURE.findall(page.read_text(encoding="utf-8")))  # ![...](figures/...)
@@ -252,7 +252,7 @@ def test_page_loads_cleanly_and_fits_a_phone_screen(visit, site_url, built_site)
             assert not picture["hidden"], f"{page.name}: hidden picture {picture}"
             assert not picture["overflows"], f"{page.name}: picture wider than the text {picture}"
 
-    if page != ENGINE_PAGE and (built_site / "assets" / "pyodide").exists():
+    if page not in ENGINE_PAGES and (built_site / "assets" / "pyodide").exists():
         shown = page_fences(page)["fences"]  # every shown python fence has a bar
         bars = tab.locator(".notebook-bar").count()
         assert bars == len(shown), f"{page.name}: {len(shown)} python fences, {bars} Run bars"

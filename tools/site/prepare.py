@@ -55,11 +55,12 @@ def _href(src: str, anchor: str) -> str:
     return Path(src).with_suffix(".html").name + (f"#{anchor}" if anchor else "")
 
 
-def page_markdown(path: Path, docs: Path, woven, data: dict | None, warn) -> str:
-    """The chapter at ``path`` as its page in the tree; ``data`` None: as the whole book
-    holds it (no used-in lines, lab, learner mode, notebook link or page data)."""
+def page_markdown(path: Path, docs: Path, woven: list, data: dict | None, warn) -> str:
+    """The chapter at ``path`` as its page in the tree, with a used-in line under each fence
+    of each engine woven; ``data`` None: as the whole book holds it (no used-in lines, lab,
+    learner mode, notebook link or page data)."""
     text, chapter = path.read_text(encoding="utf-8"), Chapter.read(path)
-    if data is not None and woven is not None and path in woven.chapters:
+    if data is not None:
         text = _with_used_in(text, chapter, woven, warn)
     for name in ENGINES:
         text = text.replace(f"](../{name})", f"]({name})")
@@ -91,16 +92,19 @@ def page_markdown(path: Path, docs: Path, woven, data: dict | None, warn) -> str
     return text
 
 
-def _with_used_in(text: str, chapter: Chapter, woven, warn) -> str:
-    """``text`` with a used-in line under each engine fence (under its output block, if any)."""
-    lines, anchors = text.split("\n"), weave.chunk_anchors(woven)
-    for index, chunk in reversed(list(enumerate(woven.tangled.chunks))):
-        if chunk.fence.path != chapter.path:
-            continue
-        cell = next((c for c in chapter.cells if c.fence.line == chunk.fence.line), None)
-        below = (cell and cell.output) or chunk.fence
-        said = weave.used_in_html(woven, index, _href, anchors[index])
-        lines[below.end : below.end] = ["", said]  # after its closing backticks (1-based)
+def _with_used_in(text: str, chapter: Chapter, woven: list, warn) -> str:
+    """``text`` with a used-in line under each fence of each engine woven (under its output
+    block, if any)."""
+    lines, said = text.split("\n"), []
+    for engine in woven:
+        mine = [(i, c) for i, c in enumerate(engine.tangled.chunks) if c.fence.path == chapter.path]
+        anchors = weave.chunk_anchors(engine) if mine else []
+        for index, chunk in mine:
+            cell = next((c for c in chapter.cells if c.fence.line == chunk.fence.line), None)
+            end = ((cell and cell.output) or chunk.fence).end
+            said.append((end, weave.used_in_html(engine, index, _href, anchors[index])))
+    for end, line in sorted(said, reverse=True):  # after its closing backticks (1-based)
+        lines[end:end] = ["", line]
     return "\n".join(lines)
 
 
@@ -240,13 +244,14 @@ def _generated(docs: Path, stage: Path, tarballs, done: Prepared) -> None:
         shutil.copyfile(ROOT / name, stage / name)
     if (script := stage / runtime.PROTOCOL_JS).exists():  # the messages filled in
         script.write_text(runtime.protocol_script(script.read_text(encoding="utf-8")), "utf-8")
-    try:
-        woven = weave.weave(docs, root=docs.parent)
-    except tangle.TangleError as error:
-        woven = None
-        done.warnings.append(f"no woven engine page: {error}")
-    else:
-        (stage / weave.PAGE).write_text(weave.engine_page(woven), encoding="utf-8")
+    woven = []
+    for engine in ENGINES:
+        try:
+            woven.append(weave.weave(docs, root=docs.parent, engine=engine))
+        except tangle.TangleError as error:
+            done.warnings.append(f"no woven {engine} page: {error}")
+        else:
+            (stage / woven[-1].page).write_text(weave.engine_page(woven[-1]), encoding="utf-8")
     data = {"runtime": tarballs is not None}
     if tarballs is not None:
         data["start"] = runtime.start_data((docs / learner.PAGE).exists(), runtime.start_key(docs))
@@ -258,8 +263,8 @@ def _generated(docs: Path, stage: Path, tarballs, done: Prepared) -> None:
         if notebooks.has_notebook(path):  # beside its page
             notebook = notebooks.notebook_text(path, docs)
             (stage / notebooks.notebook_name(path)).write_text(notebook, encoding="utf-8")
-    if woven is not None:
-        whole[stage / weave.PAGE] = (stage / weave.PAGE).read_text(encoding="utf-8")
+    for engine in woven:
+        whole[stage / engine.page] = (stage / engine.page).read_text(encoding="utf-8")
     (stage / WHOLE_BOOK).write_text(whole_book(whole), encoding="utf-8")
 
 

@@ -1,4 +1,5 @@
-"""The engine, woven: micrograd.py shown whole, each chunk linked to the book, and who uses what.
+"""The engines, woven: each engine file (micrograd.py, tensor.py) shown whole on a page of
+its own, each chunk linked to the book, and who uses what.
 
 Plain functions over tools/tangle.py and tools/chapter.py, called by the site pass (prepare.py):
 ``weave`` finds the engine's names and the chapters that use each, ``engine_page`` is the
@@ -15,11 +16,11 @@ from tools import ENGINE, ROOT
 from tools.chapter import Chapter, chapter_number, chapters, fence_ticks, slugify
 from tools.tangle import Tangled, defined, tangle_book
 
-PAGE = "engine.md"  # the woven engine's page, generated in the docs folder
+PAGE = "engine.md"  # the woven first engine's page, generated in the docs folder
 TITLE = "The engine, woven"
 INDEX = "Index of names"
 # operator method -> the syntax that calls it: a binary operator's, reflected too (__radd__)
-_BINARY = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "truediv": ast.Div}
+_BINARY = dict(add=ast.Add, sub=ast.Sub, mul=ast.Mult, truediv=ast.Div, matmul=ast.MatMult)
 OPERATORS = {f"__{r}{name}__": op for name, op in _BINARY.items() for r in ("", "r")}
 OPERATORS |= {"__pow__": ast.Pow, "__neg__": ast.USub}
 
@@ -32,11 +33,16 @@ class Definition:
     used_in: tuple[Path, ...]  # the other chapters that use it, in reading order
 
 
+def page_for(engine: str) -> str:
+    """The woven page of ``engine``: engine.md for the first, tensor-engine.md for tensor.py."""
+    return PAGE if engine == ENGINE else f"{Path(engine).stem}-{PAGE}"
+
+
 @dataclass(frozen=True)
 class Uses:
     """What the python fences of one chapter use, by name."""
 
-    names: frozenset[str]  # read as a name, imported from micrograd, or micrograd.<name>
+    names: frozenset[str]  # read as a name, imported from the engine, or micrograd.<name>
     attributes: frozenset[str]  # read as .<attribute> of something not a module
     operators: frozenset[type]  # ast operator classes applied
     called: frozenset[str]  # names called: Value(...), model(...)
@@ -62,7 +68,16 @@ class Woven:
     docs: Path
     chapters: list[Path]  # reading order
     titles: dict[Path, str]  # each chapter's first heading
-    definitions: list[Definition]  # in the order of micrograd.py
+    definitions: list[Definition]  # in the order of the engine file
+    engine: str = ENGINE  # "micrograd.py", "tensor.py"
+
+    @property
+    def page(self) -> str:
+        return page_for(self.engine)
+
+    @property
+    def title(self) -> str:
+        return TITLE if self.engine == ENGINE else f"{self.engine}, woven"
 
     def defined_in(self, chunk: int) -> list[Definition]:
         return [d for d in self.definitions if d.chunk == chunk]
@@ -84,20 +99,23 @@ class Woven:
         return "home" if chapter.name == "index.md" else chapter.stem.split("-")[0]
 
 
-def chapter_uses(chapter: Path) -> Uses:
-    """Everything the python fences of ``chapter`` use, by name: ``Value`` or ``from
-    micrograd import Value``; ``.backward`` (not on an imported module: ``math.exp`` is not
-    ``Value.exp``); calls and operators. Fences that do not parse are skipped."""
+def chapter_uses(chapter: Path, module: str = "micrograd") -> Uses | None:
+    """Everything the python fences of ``chapter`` use of the engine ``module``, by name:
+    ``Value`` or ``from micrograd import Value``; ``.backward`` (not on an imported module:
+    ``math.exp`` is not ``Value.exp``); calls and operators. None if no fence imports
+    ``module`` (chapter 1's ``.backward`` is torch's). Fences that do not parse are skipped."""
     every = [cell.fence.names for cell in Chapter.read(chapter).cells]
     every = [names for names in every if names.parses]
+    if not any(module in {m.split(".")[0] for m in names.imports} for names in every):
+        return None
     modules = set().union(*(names.modules for names in every))
-    bound = set().union(*(names.bound - names.from_micrograd for names in every))
-    imported = set().union(*(names.from_micrograd for names in every))
+    imported = {name for names in every for m, name in names.from_imports if m == module}
+    bound = set().union(*(names.bound for names in every)) - imported
     names, attributes = set(imported), set()
     for fence in every:
         names |= {name for name in fence.loaded if name not in bound or name in imported}
         for on, attribute in fence.attributes:
-            if on == "micrograd":
+            if on == module:
                 names.add(attribute)
             elif on not in modules:
                 attributes.add(attribute)
@@ -110,20 +128,21 @@ def chapter_uses(chapter: Path) -> Uses:
     )
 
 
-def weave(docs: Path, root: Path = ROOT) -> Woven:
-    """The engine tangled from ``docs``, with every name it defines and where it is used."""
-    tangled = tangle_book(docs, root)
+def weave(docs: Path, root: Path = ROOT, engine: str = ENGINE) -> Woven:
+    """The ``engine`` tangled from ``docs``, with every name it defines and where it is used:
+    in the chapters that import it."""
+    tangled = tangle_book(docs, root, engine=engine)
     pages = chapters(docs)
     titles = {page: Chapter.read(page).title for page in pages}
-    uses = {page: chapter_uses(page) for page in pages}
+    uses = {page: chapter_uses(page, Path(engine).stem) for page in pages}
     definitions = []
     public = [(name, node.lineno) for name, node in defined(tangled.text) if name[0] != "_"]
     for name, line in public:  # every public top-level name, and every method of a public class
         chunk = tangled.chunk_at(line)
         home = tangled.chunks[chunk].fence.path
-        users = tuple(page for page in pages if page != home and uses[page].use(name))
+        users = tuple(p for p in pages if p != home and uses[p] and uses[p].use(name))
         definitions.append(Definition(name, chunk, line, users))
-    return Woven(tangled, docs, pages, titles, definitions)
+    return Woven(tangled, docs, pages, titles, definitions, engine)
 
 
 def _names(woven: Woven, chunk: int) -> list[str]:
@@ -134,9 +153,9 @@ def engine_page(woven: Woven) -> str:
     """The Markdown of the woven engine's page; links are relative to the docs folder."""
     tangled = woven.tangled
     lines = [
-        f"# {TITLE}",
+        f"# {woven.title}",
         "",
-        f"This is `{ENGINE}` whole, in order, as the tangler assembles it from the book.",
+        f"This is `{woven.engine}` whole, in order, as the tangler assembles it from the book.",
         "Above each chunk: the section of the book it comes from, and its lines in the file.",
         "Below it: the later chapters that use the names it defines. The",
         f"[index](#{slugify(INDEX)}) at the end lists every public name, and every method of",
@@ -158,7 +177,7 @@ def engine_page(woven: Woven) -> str:
             "",
             f"### [{section}]({target}){part}",
             "",
-            f"`{ENGINE}` lines {first}-{last}; defines {names}.",
+            f"`{woven.engine}` lines {first}-{last}; defines {names}.",
             "",
             f"{fence_ticks(chunk.code)}python",
             chunk.code.rstrip("\n"),
@@ -170,7 +189,7 @@ def engine_page(woven: Woven) -> str:
         "",
         f"## {INDEX}",
         "",
-        f"| name | defined in | line of `{ENGINE}` | used in chapters |",
+        f"| name | defined in | line of `{woven.engine}` | used in chapters |",
         "|---|---|---|---|",
     ]
     for definition in sorted(woven.definitions, key=lambda d: d.name.lower()):
@@ -207,7 +226,7 @@ def _chapters(count: int) -> str:
 
 def chunk_anchors(woven: Woven) -> list[str]:
     """The id of each chunk's heading on the engine page, in chunk order."""
-    headings = Chapter.read(woven.docs / PAGE, engine_page(woven)).headings
+    headings = Chapter.read(woven.docs / woven.page, engine_page(woven)).headings
     return [h.anchor for h in headings if h.level == 3]
 
 
@@ -216,7 +235,7 @@ def used_in_html(woven: Woven, chunk: int, href: Callable[[str, str], str], anch
 
     ``href(page, anchor)`` is the URL of a docs page (e.g. "06-neuron-layer-mlp.md") and
     anchor ("" for the top) from the page being rendered; ``anchor`` is the chunk's id on
-    the engine page.
+    its engine's page.
     """
     names = ", ".join(f"<code>{html_text.escape(n)}</code>" for n in _names(woven, chunk))
     users = [
@@ -228,6 +247,6 @@ def used_in_html(woven: Woven, chunk: int, href: Callable[[str, str], str], anch
     said = [
         f"Defines {names}" if names else "Defines no public name",
         later or "no later chapter uses it",
-        f'see it <a href="{html_text.escape(href(PAGE, anchor))}">in the whole engine</a>',
+        f'see it <a href="{html_text.escape(href(woven.page, anchor))}">in the whole engine</a>',
     ]
     return f'<p class="used-in">{"; ".join(said)}.</p>'
