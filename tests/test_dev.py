@@ -264,17 +264,14 @@ def test_help_prints_the_usage_and_no_command_prints_it_as_an_error(no_setup, ca
     assert capsys.readouterr() == ("", dev.__doc__ + "\n")
 
 
-@pytest.mark.parametrize(
-    ("address", "problem", "instead"),
-    [
-        ("localhost:65536", "the port must be a number from 1 to 65535", "-a localhost:8001"),
-        ("127.0.0.1:0", "the port must be a number from 1 to 65535", "-a 127.0.0.1:8001"),
-        ("127.0.0.1:http", "the port must be a number from 1 to 65535", "-a 127.0.0.1:8001"),
-        ("foo", "-a foo is not an address: give IP:PORT", "-a 127.0.0.1:8001"),
-        ("8002", "-a 8002 is not an address: give IP:PORT", "-a 127.0.0.1:8002"),
-        ("foo:8002", "'foo' is not an IP address (nor localhost)", "-a 127.0.0.1:8002"),
-    ],
-)
+@pytest.mark.parametrize(("address", "problem", "instead"), [
+    *((address, "the port must be a number from 1 to 65535", instead) for address, instead in [
+        ("localhost:65536", "-a localhost:8001"), ("127.0.0.1:0", "-a 127.0.0.1:8001"),
+        ("127.0.0.1:http", "-a 127.0.0.1:8001")]),
+    ("foo", "-a foo is not an address: give IP:PORT", "-a 127.0.0.1:8001"),
+    ("8002", "-a 8002 is not an address: give IP:PORT", "-a 127.0.0.1:8002"),
+    ("foo:8002", "'foo' is not an IP address (nor localhost)", "-a 127.0.0.1:8002"),
+])  # fmt: skip
 def test_a_bad_serve_address_gets_one_line_saying_what_to_type(
     address, problem, instead, no_setup, capsys
 ):
@@ -288,13 +285,11 @@ def test_serve_reads_its_address_as_mkdocs_does():
     options = pytest.importorskip("mkdocs.config.config_options")
     assert dev.serve_address(["--strict"]) == dev.SERVE_ADDRESS == ("127.0.0.1", 8000)
     for args, value in [
-        (["-a", "localhost:8001"], "localhost:8001"),
+        (["-a", "localhost:8001"], "localhost:8001"), (["-a127.0.0.1:8001"], "127.0.0.1:8001"),
         (["--dev-addr", "0.0.0.0:8001", "--strict"], "0.0.0.0:8001"),
-        (["--dev-addr=[::1]:8001"], "[::1]:8001"),
-        (["-a127.0.0.1:8001"], "127.0.0.1:8001"),
-        (["-a", "127.0.0.1:65535"], "127.0.0.1:65535"),  # the edges of the range
-        (["-a", "127.0.0.1:1"], "127.0.0.1:1"),
-    ]:
+        (["--dev-addr=[::1]:8001"], "[::1]:8001"),  # then the edges of the range:
+        (["-a", "127.0.0.1:65535"], "127.0.0.1:65535"), (["-a", "127.0.0.1:1"], "127.0.0.1:1"),
+    ]:  # fmt: skip
         assert dev.serve_address(args) == tuple(options.IpAddress().validate(value)), args
     for refused in ("foo", "8001", ":8001", "foo:8001", "1.2.3:8001", "127.0.0.1:x"):
         with pytest.raises(dev.UsageError):

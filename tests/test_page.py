@@ -37,33 +37,25 @@ def fences(*codes: str, info: str = "python") -> list[Fence]:
     return made
 
 
-@pytest.mark.parametrize(
-    "code",
-    [
-        "import math, random, gc, sys\nfrom collections import Counter",
-        "from micrograd import Value\nimport pytest\n\nwith pytest.raises(TypeError):\n"
-        "    Value('x')",
-        "import tracemalloc\ntracemalloc.start()",
-        "text = 'open'\nfile = None\nprint(text.upper())",  # names, not calls
-    ],
-)
+@pytest.mark.parametrize("code", [
+    "import math, random, gc, sys\nfrom collections import Counter",
+    "from micrograd import Value\nimport pytest\n\nwith pytest.raises(TypeError):\n    Value('x')",
+    "import tracemalloc\ntracemalloc.start()",
+    "text = 'open'\nfile = None\nprint(text.upper())",  # names, not calls
+])  # fmt: skip
 def test_standard_library_engine_and_pytest_run_in_the_page(code):
     assert blockers(fences(code)) == [None]
 
 
-@pytest.mark.parametrize(
-    ("code", "reason"),
-    [
-        ("import torch", "imports `torch`"),
-        ("from tools.pictures import svg_from_dot", "imports `tools.pictures`"),
-        ("import matplotlib.pyplot as plt", "imports `matplotlib.pyplot`"),
-        ("import subprocess", "imports `subprocess`"),
-        ("from urllib.request import urlopen", "imports `urllib.request`"),
-        ("def f():\n    import numpy\n", "imports `numpy`"),  # not only at the top
-        ("text = open('data.txt').read()", "reads or writes files (`open`)"),
-        ("from pathlib import Path\nPath('x').read_text()", "reads or writes files (`read_text`)"),
-    ],
-)
+@pytest.mark.parametrize(("code", "reason"), [
+    ("import torch", "imports `torch`"), ("import subprocess", "imports `subprocess`"),
+    ("from tools.pictures import svg_from_dot", "imports `tools.pictures`"),
+    ("import matplotlib.pyplot as plt", "imports `matplotlib.pyplot`"),
+    ("from urllib.request import urlopen", "imports `urllib.request`"),
+    ("def f():\n    import numpy\n", "imports `numpy`"),  # not only at the top
+    ("text = open('data.txt').read()", "reads or writes files (`open`)"),
+    ("from pathlib import Path\nPath('x').read_text()", "reads or writes files (`read_text`)"),
+])  # fmt: skip
 def test_other_modules_and_files_do_not(code, reason):
     [found] = blockers(fences(code))
     assert found is not None and reason in found, found

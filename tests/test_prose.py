@@ -308,18 +308,12 @@ def test_a_number_changed_in_the_prose_alone_is_caught(tmp_path, chapter, old, n
     assert "say the sign the code gives" in found[0]  # a dropped minus says so
 
 
-@pytest.mark.parametrize(
-    ("sentence", "negative"),
-    [
-        ("the loss falls by 0.33 in one step", True),
-        ("a step of magnitude 0.33", True),
-        ("its size is about 0.33", True),
-        ("an absolute value of $0.33$", True),
-        ("x gets half of it, 0.33", False),
-        ("the gradient is 0.33", False),
-        ("$\\partial L / \\partial q = 0.33$", False),
-    ],
-)
+@pytest.mark.parametrize(("sentence", "negative"), [
+    *((sentence, True) for sentence in ("the loss falls by 0.33 in one step",
+      "a step of magnitude 0.33", "its size is about 0.33", "an absolute value of $0.33$")),
+    *((sentence, False) for sentence in ("x gets half of it, 0.33", "the gradient is 0.33",
+      "$\\partial L / \\partial q = 0.33$")),
+])  # fmt: skip
 def test_an_unsigned_number_means_a_negative_only_where_it_quotes_a_size(sentence, negative):
     (claim,) = _claims_in(sentence, 1)
     assert (-0.33 in claim.values) is negative and 0.33 in claim.values

@@ -13,20 +13,13 @@ from tools.publish import PDF, archive
 PUBLISH = ROOT / "tools" / "publish.py"
 
 
-@pytest.mark.parametrize(
-    ("args", "said"),
-    [
-        (["build", "--arhive"], "build has no option --arhive (its options: --archive)"),
-        (["pdf", "--archive"], "pdf has no option --archive (its options: none)"),
-    ],
-    ids=["build", "pdf"],
-)
+@pytest.mark.parametrize(("args", "said"), [
+    (["build", "--arhive"], "build has no option --arhive (its options: --archive)"),
+    (["pdf", "--archive"], "pdf has no option --archive (its options: none)"),
+], ids=["build", "pdf"])  # fmt: skip
 def test_a_mistyped_option_is_one_line_naming_it_and_the_valid_ones(args, said):
-    result = run_text(  # as dev.py runs it
-        [sys.executable, "-m", "tools.publish", *args],
-        cwd=ROOT,
-        timeout=60,
-    )
+    # as dev.py runs it
+    result = run_text([sys.executable, "-m", "tools.publish", *args], cwd=ROOT, timeout=60)
     assert result.returncode == 2, result
     assert result.stderr.splitlines() == [f"publish: {said}"], result.stderr
     assert result.stdout == ""  # and nothing built
