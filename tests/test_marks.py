@@ -11,15 +11,12 @@ from tools.site.marks import label_folds, offer_download
 
 # Summaries as the book writes them, and the class each fold must get.
 FOLDS = [
-    ("Checks", "fold-checks"),
-    ("Checks of the four answers", "fold-checks"),
+    ("Checks", "fold-checks"), ("Checks of the four answers", "fold-checks"),
     ("Check: far above and far below zero", "fold-checks"),
-    ("Solution", "fold-solution"),
-    ("Answer", "fold-answer"),
+    ("Solution", "fold-solution"), ("Answer", "fold-answer"),
     ("Figure 4, step by step: the table of its backward pass", "fold-steps"),
-    ("The same in PyTorch", None),
-    ("How these fences run the tools and edit the file", None),
-]
+    ("The same in PyTorch", None), ("How these fences run the tools and edit the file", None),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("summary", "kind"), FOLDS, ids=[s.split(":")[0] for s, _ in FOLDS])

@@ -210,13 +210,8 @@ def test_a_fence_inserted_at_the_top_while_it_ran_keeps_its_block_and_the_rest_t
     assert write_outputs(path, CHAPTER, {0: "", 1: "2\n", 2: "4\n", 3: "4\n"})
     written = Chapter.read(path)
     shown = [(cell.fence.code, cell.output.code if cell.output else None) for cell in written.cells]
-    assert shown == [
-        ("print('new')\n", "mine\n"),
-        ("x = 2\n", None),
-        ("print(x)\n", "2\n"),
-        ("print(x * x)\n", "4\n"),
-        ("print(x * x)\n", "4\n"),
-    ]
+    assert shown == [("print('new')\n", "mine\n"), ("x = 2\n", None), ("print(x)\n", "2\n"),
+                     ("print(x * x)\n", "4\n"), ("print(x * x)\n", "4\n")]  # fmt: skip
 
 
 def test_fences_alike_keep_their_order_and_a_copy_of_one_stops_the_write(tmp_path):

@@ -113,10 +113,8 @@ def test_each_chapter_runs_with_the_engine_as_it_stands_at_its_place(book):
     thing = three.namespace["Thing"]
     assert {"__init__", "double", "halve", "triple"} <= set(vars(thing))
     before = engine_before(book / "03-more.md")
-    assert [(c.chapter.rsplit("/", 1)[-1], c.line) for c in before] == [
-        ("01-start.md", 4),
-        ("02-grow.md", 14),
-    ]
+    found = [(c.chapter.rsplit("/", 1)[-1], c.line) for c in before]
+    assert found == [("01-start.md", 4), ("02-grow.md", 14)]
 
 
 def test_a_traceback_points_at_the_chapter_and_line_that_wrote_the_code(book):
@@ -299,12 +297,10 @@ def test_tangle_sync_weave_and_skeleton_follow_a_class_built_over_three_chapters
     woven = weave(book, root=book.parent)
     names = [(d.name, woven.tangled.chunks[d.chunk].chapter) for d in woven.definitions]
     assert names == [
-        ("Thing", "docs/01-start.md"),
-        ("Thing.__init__", "docs/01-start.md"),
-        ("Thing.double", "docs/02-grow.md"),
-        ("Thing.halve", "docs/02-grow.md"),
+        ("Thing", "docs/01-start.md"), ("Thing.__init__", "docs/01-start.md"),
+        ("Thing.double", "docs/02-grow.md"), ("Thing.halve", "docs/02-grow.md"),
         ("Thing.triple", "docs/03-more.md"),
-    ]
+    ]  # fmt: skip
     stubs = skeleton(book)
     order = [stubs.index(f"def {name}(") for name in ("__init__", "double", "halve", "triple")]
     assert order == sorted(order)  # the skeleton in book order

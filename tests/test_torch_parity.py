@@ -106,13 +106,10 @@ def small_batch(n, seed=0):
     return xs, ys, classes
 
 
-CASES = [
-    # activation, output activation, outputs, loss
+CASES = [  # activation, output activation, outputs, loss
     ("relu", "linear", 1, "hinge"),  # the original micrograd demo
-    ("tanh", "tanh", 1, "mse"),
-    ("tanh", "linear", 3, "cross-entropy"),
-    ("relu", "relu", 2, "mse"),
-]
+    ("tanh", "tanh", 1, "mse"), ("tanh", "linear", 3, "cross-entropy"), ("relu", "relu", 2, "mse"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("activation", "output_activation", "nout", "loss_kind"), CASES)
