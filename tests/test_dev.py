@@ -341,13 +341,16 @@ def _like_a_terminal_job():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def start_serve(book: Path, port: int):
-    """dev.py serve on ``book``: mkdocs's temporary site goes into book/tmp, its log to book/log."""
+@contextlib.contextmanager
+def serving(book: Path, port: int = 0):
+    """dev.py serve on ``book`` and the port it listens on (``port``, or a free one if 0):
+    mkdocs's temporary site goes into book/tmp, its log to book/log."""
     needs_the_environment()
+    port = port or free_port()
     (book / "tmp").mkdir(exist_ok=True)
     command = [sys.executable, str(ROOT / "tools" / "dev.py"), "serve"]
     with open(book / "log", "a") as log:
-        return subprocess.Popen(
+        server = subprocess.Popen(
             [*command, "-f", str(book / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -355,15 +358,9 @@ def start_serve(book: Path, port: int):
             start_new_session=True,  # its own process group, as a terminal's foreground job
             preexec_fn=_like_a_terminal_job,
         )
-
-
-@contextlib.contextmanager
-def serving(book: Path, port: int):
-    """dev.py serve on ``book``, listening on ``port``; killed at the end if still running."""
-    server = start_serve(book, port)
     try:
         wait_until(lambda: listening(port), "serve listens")
-        yield server
+        yield server, port
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGKILL)
@@ -383,8 +380,7 @@ posix_signals = pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
 @pytest.mark.site
 @posix_signals
 def test_serve_retangles_a_saved_chapter_and_sigterm_frees_the_port(small_book):
-    port = free_port()
-    with serving(small_book, port) as server:
+    with serving(small_book) as (server, port):
         engine = small_book / "micrograd.py"
         wait_until(engine.exists, "serve tangles micrograd.py")
         assert "return 42" in engine.read_text()
@@ -402,13 +398,12 @@ def test_serve_retangles_a_saved_chapter_and_sigterm_frees_the_port(small_book):
 @pytest.mark.site
 @posix_signals
 def test_serve_stops_on_ctrl_c_and_frees_the_port(small_book):
-    port = free_port()
-    with serving(small_book, port) as server:
+    with serving(small_book) as (server, port):
         assert "200 OK" in fetch(port, "/")
         os.killpg(server.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
         assert server.wait(timeout=30) == 130
         assert_stopped_cleanly(small_book, port)  # though mkdocs had it twice: from dev.py too
-    with serving(small_book, port) as again:  # and serve starts again at once on that port
+    with serving(small_book, port) as (again, _):  # and serve starts again at once on that port
         os.killpg(again.pid, signal.SIGINT)
         again.wait(timeout=30)
 
@@ -416,8 +411,7 @@ def test_serve_stops_on_ctrl_c_and_frees_the_port(small_book):
 @pytest.mark.site
 @posix_signals
 def test_serve_stops_on_an_interrupt_sent_to_dev_py_alone(small_book):
-    port = free_port()
-    with serving(small_book, port) as server:
+    with serving(small_book) as (server, port):
         server.send_signal(signal.SIGINT)  # as a supervisor or an editor's task runner does
         assert server.wait(timeout=30) == 130
         assert_stopped_cleanly(small_book, port)  # interrupted, not terminated after a while
