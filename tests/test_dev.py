@@ -114,10 +114,7 @@ def test_check_leaves_out_the_site_build_the_browser_and_the_heavy_reruns():
     marks = line[line.index("-m", 3) + 1]  # what check selects, as it runs it
     files = ["tests/site", "tests/test_reading.py", "tests/test_dev.py", "tests/test_learner.py"]
     collect = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q"]
-    result = run_text(
-        [*collect, "-m", marks, *files, "tests/test_bench.py"],
-        cwd=ROOT,
-    )
+    result = run_text([*collect, "-m", marks, *files, "tests/test_bench.py"], cwd=ROOT)
     collected = [line for line in result.stdout.splitlines() if "::" in line]
     assert any("test_chapter_is_plain_markdown" in test for test in collected), result.stdout
     assert any("test_a_value_is_shown_whole" in test for test in collected), collected
@@ -179,10 +176,7 @@ def test_a_broken_venv_is_remade_and_a_failed_install_ends_in_one_line(tmp_path)
     (broken / ("python.exe" if os.name == "nt" else "python")).symlink_to(tmp_path / "gone")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "MICROGRAD_"))}
     env |= {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1"}  # pip can find nothing
-    result = run_text(
-        [sys.executable, str(tmp_path / "tools" / "dev.py"), "check"],
-        env=env,
-    )
+    result = run_text([sys.executable, str(tmp_path / "tools" / "dev.py"), "check"], env=env)
     assert result.returncode == 1
     assert "is broken (its Python does not run): making it again" in result.stdout
     assert "Traceback" not in result.stdout + result.stderr

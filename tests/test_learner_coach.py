@@ -52,11 +52,9 @@ RELU_ALWAYS = (
 DRAWN_BIAS = ("        self.b = Value(0.0)\n", "        self.b = Value(rng.uniform(-1, 1))\n")
 
 
-@pytest.mark.parametrize(
-    "mistake, fix",
-    [(RELU_ALWAYS, "Neuron.__call__"), (DRAWN_BIAS, "Neuron.__init__")],
-    ids=["relu for every activation", "a drawn bias"],
-)
+@pytest.mark.parametrize("mistake, fix", [
+    (RELU_ALWAYS, "Neuron.__call__"), (DRAWN_BIAS, "Neuron.__init__"),
+], ids=["relu for every activation", "a drawn bias"])  # fmt: skip
 def test_the_function_is_named_whatever_shape_the_learner_s_objects_take(tmp_path, mistake, fix):
     alone = check(planted(tmp_path, *BY_NAME), [NEURONS], jobs=1)[0]
     assert alone.failure is None, "the shape alone is no mistake"
@@ -83,13 +81,10 @@ def test_a_repr_of_another_shape_costs_only_the_checks_that_print_one(tmp_path):
     assert result.passed == result.checks - len(printing)
 
 
-@pytest.mark.parametrize(
-    "shown",
-    [
-        'f"<Value data={self.data} grad={self.grad}>"',
-        'f"<micrograd.Value {self.data!r}, {self.grad!r}>"',
-    ],
-)
+@pytest.mark.parametrize("shown", [
+    'f"<Value data={self.data} grad={self.grad}>"',
+    'f"<micrograd.Value {self.data!r}, {self.grad!r}>"',
+])  # fmt: skip
 def test_a_repr_in_angle_brackets_that_shows_data_and_grad_scores_full(tmp_path, shown):
     engine = planted(tmp_path, ('f"Value(data={self.data:.6g}, grad={self.grad:.6g})"', shown))
     result = check(engine, [VALUES], jobs=1)[0]

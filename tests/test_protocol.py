@@ -228,10 +228,7 @@ def test_the_pages_protocol_js_says_what_python_says_and_takes_every_recorded_me
     ]  # fmt: skip
     cases = [(family, message) for family, message, _ in CASES] + recorded
     (tmp_path / "cases.json").write_text(json.dumps(cases), encoding="utf-8")
-    done = run_text(
-        [node(), "-e", IN_NODE, str(script), str(tmp_path / "cases.json")],
-        timeout=60,
-    )
+    done = run_text([node(), "-e", IN_NODE, str(script), str(tmp_path / "cases.json")], timeout=60)
     assert done.returncode == 0, done.stderr
     told = json.loads(done.stdout)
     python = [said(family, message) for family, message in cases]
