@@ -78,24 +78,14 @@ def test_the_strategy_covers_what_it_promises():
     # Only that each kind of graph exists matters, not the smallest one: no shrinking
     # (find's own budget of 2,000 draws; NoSuchExample if none is drawn, as before).
     exists = settings(max_examples=2000, phases=[Phase.explicit, Phase.generate], database=None)
-    find(
-        graphs(),
+    for kind in [
         lambda g: any(s.refs[0] == s.refs[1] for s in g.steps if s.op == "*"),
-        settings=exists,
-    )
-    find(
-        graphs(),
         lambda g: any(s.op == "/" and not isinstance(s.refs[0], int) for s in g.steps),
-        settings=exists,
-    )
-    find(
-        graphs(),
         lambda g: any(s.op == "-" and not isinstance(s.refs[0], int) for s in g.steps),
-        settings=exists,
-    )
-    find(graphs(), lambda g: _max_consumers(g) >= 3, settings=exists)
-    for op in OPS:
-        find(graphs(), lambda g, op=op: any(s.op == op for s in g.steps), settings=exists)
+        lambda g: _max_consumers(g) >= 3,
+        *(lambda g, op=op: any(s.op == op for s in g.steps) for op in OPS),
+    ]:
+        find(graphs(), kind, settings=exists)
 
 
 def _max_consumers(graph: Graph) -> int:
