@@ -411,15 +411,25 @@ def test_serve_stops_on_an_interrupt_sent_to_dev_py_alone(small_book):
         assert_stopped_cleanly(small_book, port)  # interrupted, not terminated after a while
 
 
-def run_until_stopped(child: list, **options) -> subprocess.Popen:
-    """dev.run_until_stopped(child) in a process of its own, with half a second's grace."""
+@contextlib.contextmanager
+def run_until_stopped(script: str, folder: Path, **options):
+    """dev.run_until_stopped on a child that runs ``script`` (it writes its pid into
+    folder/child.pid), in a process of its own with half a second's grace: that process and
+    the child's pid once it has started; both killed at the end if still running."""
+    pid_file, pid = folder / "child.pid", None
     run = "import sys; from tools import dev; sys.exit(dev.run_until_stopped(sys.argv[1:], 0.5))"
-    return subprocess.Popen([sys.executable, "-c", run, *child], cwd=ROOT, **options)
-
-
-def wait_for_pid(pid_file: Path) -> int:
-    wait_until(lambda: pid_file.exists() and pid_file.read_text(), "the child starts", 30)
-    return int(pid_file.read_text())
+    child = [sys.executable, "-c", script, str(pid_file)]
+    wrapper = subprocess.Popen([sys.executable, "-c", run, *child], cwd=ROOT, **options)
+    try:
+        wait_until(lambda: pid_file.exists() and pid_file.read_text(), "the child starts", 30)
+        pid = int(pid_file.read_text())
+        yield wrapper, pid
+    finally:
+        if wrapper.poll() is None:
+            wrapper.kill()
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def assert_gone(pid: int):
@@ -439,19 +449,13 @@ except KeyboardInterrupt:
 
 @posix_signals
 def test_an_interrupt_sent_to_dev_py_alone_interrupts_its_child(tmp_path):
-    pid_file = tmp_path / "child.pid"
-    child = [sys.executable, "-c", STOPS_ON_AN_INTERRUPT, str(pid_file)]
-    wrapper = run_until_stopped(child, preexec_fn=_like_a_terminal_job)
-    try:
-        pid = wait_for_pid(pid_file)
+    stopping = run_until_stopped(STOPS_ON_AN_INTERRUPT, tmp_path, preexec_fn=_like_a_terminal_job)
+    with stopping as (wrapper, pid):
         wrapper.send_signal(signal.SIGINT)
         assert wrapper.wait(timeout=30) == 130
         stop = tmp_path / "child.pid.stop"
         assert stop.exists() and stop.read_text() == "interrupted", "terminated, not interrupted"
         assert_gone(pid)
-    finally:
-        if wrapper.poll() is None:
-            wrapper.kill()
 
 
 IGNORES_INTERRUPTS = """
@@ -465,26 +469,12 @@ time.sleep(120)
 @posix_signals
 def test_sigterm_ends_a_child_that_ignores_interrupts_even_when_sent_again(tmp_path):
     """As `mkdocs serve` does when started in the background by a shell (SIGINT ignored)."""
-    pid_file = tmp_path / "child.pid"
-    child = [sys.executable, "-c", IGNORES_INTERRUPTS, str(pid_file)]
-    wrapper = run_until_stopped(
-        child,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
-    )
-    pid = None
-    try:
-        pid = wait_for_pid(pid_file)
+    ignoring = lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)  # noqa: E731
+    options = {"stderr": subprocess.PIPE, "text": True, "preexec_fn": ignoring}
+    with run_until_stopped(IGNORES_INTERRUPTS, tmp_path, **options) as (wrapper, pid):
         wrapper.send_signal(signal.SIGTERM)
         wait_until((tmp_path / "child.pid.sigint").exists, "the child is interrupted", 30)
         wrapper.send_signal(signal.SIGTERM)  # impatient: while dev.py waits for it to stop
         assert wrapper.wait(timeout=30) == 128 + signal.SIGTERM
         assert "Traceback" not in wrapper.stderr.read()
         assert_gone(pid)
-    finally:
-        if wrapper.poll() is None:
-            wrapper.kill()
-        if pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
