@@ -56,12 +56,8 @@ def run(tmp_path_factory) -> Run:
     """One smoke run of bench.py, in the interpreter running the tests."""
     output = tmp_path_factory.mktemp("bench") / "r.json"
     env = {k: v for k, v in os.environ.items() if k != "BENCH_OURS"}  # this repository's engine
-    done = run_text(
-        [sys.executable, str(BENCH), "--smoke", "--offline", "--output", str(output)],
-        cwd=ROOT,
-        env=env,
-        timeout=300,
-    )
+    command = [sys.executable, str(BENCH), "--smoke", "--offline", "--output", str(output)]
+    done = run_text(command, cwd=ROOT, env=env, timeout=300)
     results = json.loads(output.read_text(encoding="utf-8")) if output.exists() else {}
     return Run(done.returncode, done.stdout, done.stderr, results)
 
@@ -78,15 +74,9 @@ def test_bench_runs_end_to_end_and_saves_its_results(run):
     assert run.returncode == 0, f"bench.py --smoke failed:\n{run.stdout}\n{run.stderr}"
     assert run.results, f"bench.py saved nothing:\n{run.stderr}"
     assert set(run.results) == {
-        "measured_on",
-        "engines",
-        "agreement",
-        "notes",
-        "sizes",
-        "naive profile",
-        "variants",
+        "measured_on", "engines", "agreement", "notes", "sizes", "naive profile", "variants",
         "earlier runs",
-    }
+    }  # fmt: skip
     assert "| workload " in run.stdout and "Targets" in run.stdout
     targets = run.stdout[run.stdout.index("Targets") :]
     assert targets.startswith("Targets: not judged at smoke sizes"), targets

@@ -28,11 +28,9 @@ def test_a_mistyped_option_is_one_line_naming_it_and_the_valid_ones(args, said):
 def test_the_archive_holds_the_site_folder_pdf_included(tmp_path):
     site = tmp_path / "site"
     files = {
-        "index.html": b"<html>the book</html>",
-        "02-the-value-atom.html": b"<html>a chapter</html>",
-        "assets/pyodide/pyodide.js": b"// the runtime",
-        PDF: b"%PDF-1.7 the whole book",
-    }
+        "index.html": b"<html>the book</html>", "02-the-value-atom.html": b"<html>a chapter</html>",
+        "assets/pyodide/pyodide.js": b"// the runtime", PDF: b"%PDF-1.7 the whole book",
+    }  # fmt: skip
     for name, data in files.items():
         (site / name).parent.mkdir(parents=True, exist_ok=True)
         (site / name).write_bytes(data)

@@ -281,15 +281,9 @@ def table_problems(path, blocks: dict[str, str]) -> list[str]:
                 f"under it (found {len(mine)}): {fix}"
             )
         elif mine[0].end and mine[0].text != text:
-            diff = "".join(
-                difflib.unified_diff(
-                    mine[0].text.splitlines(keepends=True),
-                    text.splitlines(keepends=True),
-                    "the chapter's table",
-                    "what the recording gives now",
-                    n=0,
-                )
-            )
+            diff = "".join(difflib.unified_diff(
+                mine[0].text.splitlines(keepends=True), text.splitlines(keepends=True),
+                "the chapter's table", "what the recording gives now", n=0))  # fmt: skip
             found.append(
                 f"{where}:{mine[0].line}: the steps table of figures/{name}.svg is "
                 f"not what the recording gives now: {fix} (or fix the chapter's "

@@ -109,15 +109,12 @@ def test_every_public_name_and_method_is_found_with_its_line_and_chunk(docs):
     lines = woven.tangled.text.splitlines()
     found = {d.name: (d.chunk, lines[d.line - 1].strip()) for d in woven.definitions}
     assert found == {
-        "LIMIT": (0, "LIMIT = 10"),
-        "Thing": (0, "class Thing:"),
+        "LIMIT": (0, "LIMIT = 10"), "Thing": (0, "class Thing:"),
         "Thing.__init__": (0, "def __init__(self, n):"),
         "Thing.__add__": (1, "def __add__(self, other):"),
-        "Thing.__radd__": (1, "__radd__ = __add__"),
-        "Thing.exp": (1, "def exp(self):"),
-        "Thing.__call__": (1, "def __call__(self, k):"),
-        "half": (1, "def half(thing):"),
-    }
+        "Thing.__radd__": (1, "__radd__ = __add__"), "Thing.exp": (1, "def exp(self):"),
+        "Thing.__call__": (1, "def __call__(self, k):"), "half": (1, "def half(thing):"),
+    }  # fmt: skip
 
 
 def test_uses_are_found_by_name_attribute_operator_call_and_instance(docs):
