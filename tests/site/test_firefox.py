@@ -106,6 +106,17 @@ def first_start(firefox: Firefox, url: str) -> None:
     assert firefox.evaluate(kept), "Firefox kept no snapshot of the start"
 
 
+def lab_step(browser: Firefox, site_url: str) -> str:
+    """The lab's page, a new page of the book: one step trained; how its Python started."""
+    browser.goto(f"{site_url}/{LAB_PAGE.with_suffix('.html').name}")
+    browser.wait_for(".lab[data-state=idle]")
+    browser.fill(".lab-steps", "1")
+    browser.click(".lab-train")
+    browser.wait("bookLab.frame?.step === 1 && document.querySelector('.lab[data-state=idle]')")
+    assert len(browser.evaluate("window.bookLab.frame.losses")) == 1
+    return browser.how_python_started()
+
+
 def learner_check(firefox: Firefox, url: str, expected_table: str) -> str:
     """Learner mode at ``url`` checks the skeleton on chapter 2: how its Python started."""
     firefox.goto(url)
@@ -120,14 +131,7 @@ def learner_check(firefox: Firefox, url: str, expected_table: str) -> str:
 
 def test_served_a_reader_runs_a_fence_trains_the_lab_and_checks(firefox, site_url, expected_table):
     first_start(firefox, f"{site_url}/03-backward.html")
-    firefox.goto(f"{site_url}/{LAB_PAGE.with_suffix('.html').name}")  # a new page: restored
-    firefox.wait_for(".lab[data-state=idle]")
-    firefox.fill(".lab-steps", "1")
-    firefox.click(".lab-train")
-    firefox.wait("window.bookLab.frame && window.bookLab.frame.step === 1")
-    firefox.wait_for(".lab[data-state=idle]")
-    assert len(firefox.evaluate("window.bookLab.frame.losses")) == 1
-    assert firefox.how_python_started() == "restored"
+    assert lab_step(firefox, site_url) == "restored"  # a new page: restored
     learner = f"{site_url}/{LEARNER_PAGE.replace('.md', '.html')}"
     assert learner_check(firefox, learner, expected_table) == "restored"
     assert firefox.problems() == [], "the page threw or logged an error in Firefox"

@@ -15,8 +15,7 @@ import pytest
 
 from tests.helpers.browser import skeleton_table, unzipped_book
 from tests.helpers.site import missing
-from tests.site.test_firefox import VALUE_CHAPTER, Firefox, first_start, learner_check
-from tests.test_lab import LAB_PAGE
+from tests.site.test_firefox import VALUE_CHAPTER, Firefox, first_start, lab_step, learner_check
 from tools.site.learner import PAGE as LEARNER_PAGE
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("runtime")]
@@ -85,13 +84,7 @@ class WebKit(Firefox):
 
 def test_served_a_reader_runs_a_fence_then_trains_the_lab(webkit, site_url):
     first_start(webkit, f"{site_url}/03-backward.html")
-    webkit.goto(f"{site_url}/{LAB_PAGE.with_suffix('.html').name}")  # a new page: restored
-    webkit.wait_for(".lab[data-state=idle]")
-    webkit.fill(".lab-steps", "1")
-    webkit.click(".lab-train")
-    webkit.wait("bookLab.frame?.step === 1 && document.querySelector('.lab[data-state=idle]')")
-    assert len(webkit.evaluate("window.bookLab.frame.losses")) == 1
-    assert webkit.how_python_started() == "restored"
+    assert lab_step(webkit, site_url) == "restored"  # a new page: restored
 
 
 def test_from_disk_a_reader_runs_a_fence_then_checks_an_engine(webkit, built_site, tmp_path):
