@@ -521,6 +521,32 @@ def test_the_lab_shows_each_frame_and_refusal_that_python_answers(browser, serve
 LEARNER_PAGE = next(p for p in sorted(DOCS.glob("*.md")) if LEARNER_HERE in p.read_text())
 CHECKED = DOCS / "02-the-value-atom.md"  # the chapter the learner checks
 RECORD = "literate-micrograd:learner:record"  # learner.js keeps its best scores there
+# The learner's table as the reader sees it: caption, and each row's cells [tag, scope, text,
+# its links [text, href]].
+TABLE_SHOWN = """() => { const table = document.querySelector('.learner-rows table');
+  return [table.caption.textContent, [...table.rows].map((row) => [...row.cells].map((c) =>
+    [c.tagName, c.scope, c.textContent, [...c.querySelectorAll('a')].map((a) =>
+      [a.textContent, a.getAttribute('href')])]))]; }"""
+
+
+def _href(data: dict, chapter: str, section: str) -> str:
+    """Where learner.js links a place in the book: its section, or its chapter's page."""
+    place = data["places"][chapter]
+    return place["sections"][section] if section else place["url"]
+
+
+def _table_seen(rows: dict, data: dict) -> list:
+    """What TABLE_SHOWN reads of Python's ``rows``: the header row's cells and each row's
+    first are th (scope col, row), with each place in their parts a link."""
+
+    def cell(parts: list, tag: str = "TD", scope: str = "") -> list:
+        links = [[text, _href(data, chapter, at)] for text, chapter, at in parts if chapter]
+        return [tag, scope, "".join(text for text, _, _ in parts), links]
+
+    head = [cell(parts, "TH", "col") for parts in rows["head"].values()]
+    rest = [[*row.values()] for row in [*rows["body"], rows["foot"]]]
+    body = [[cell(first, "TH", "row"), *map(cell, more)] for first, *more in rest]
+    return [rows["caption"], [head, *body]]
 
 
 def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
@@ -546,11 +572,14 @@ def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
         tab.locator(".learner-chapter").select_option(CHECKED.name)
         tab.locator(".learner-check").click()
         tab.wait_for_selector(".learner[data-checked='1']", state="attached")
-        shown = tab.locator(".learner-table")
+        # The table: its caption, then each row's cells (th or td, scope) and their links.
+        caption, seen = _table_seen(table["rows"], data)
+        assert tab.evaluate(TABLE_SHOWN) == [caption, seen] and len(seen) == 3  # head, 1, all
+        assert [len(links) for *_, links in seen[1]] == [1, 0, 1]  # the chapter, its failing
+        shown = tab.locator(".learner-table")  # below the table: the text, its places linked
         assert shown.text_content() == "".join(part for part, _, _ in table["table"])
         links = shown.locator("a")
-        wanted = [(part, data["places"][chapter]["sections"][section] if section
-                   else data["places"][chapter]["url"])
+        wanted = [(part, _href(data, chapter, section))
                   for part, chapter, section in table["table"] if chapter]  # fmt: skip
         got = [(links.nth(k).text_content(), links.nth(k).get_attribute("href"))
                for k in range(links.count())]  # fmt: skip
