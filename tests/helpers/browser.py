@@ -293,9 +293,9 @@ LEARNER_SHOWN = """[...document.querySelectorAll('.learner-rows tr')].map((row) 
 
 def as_shown(rows: dict | None, text: str) -> str:
     """What LEARNER_SHOWN reads, from what Python sent (tools/learn/table.py's page_table)."""
-    cells = lambda row: ["".join(part for part, _, _ in row[k]) for k in row]  # noqa: E731
-    lines = [] if rows is None else [rows["head"], *rows["body"], rows["foot"]]
-    return "".join("  ".join(filter(None, cells(row))) + "\n" for row in lines) + text
+    rows = [] if rows is None else [rows["head"], *rows["body"], rows["foot"]]
+    cells = (("".join(part[0] for part in cell) for cell in row.values()) for row in rows)
+    return "".join("  ".join(filter(None, row)) + "\n" for row in cells) + text
 
 
 def skeleton_table(folder: Path, chapter: Path) -> str:

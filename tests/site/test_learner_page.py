@@ -99,8 +99,6 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path, axe_source):  #
     row, page = tab.locator(".learner-rows tbody tr"), "02-the-value-atom.html"
     assert row.locator("th[scope=row] a").get_attribute("href") == page
     assert row.locator("td a").get_attribute("href") == f"{page}#five-fields"
-    assert tab.locator(".learner-rows caption").text_content().startswith("Checks of your engine")
-    assert tab.locator(".learner-rows thead th[scope=col]").count() == 3
     tab.set_viewport_size(PHONE)  # narrow, it scrolls in a box a keyboard can reach
     tab.wait_for_selector(".learner-rows[data-scrolls=yes][tabindex='0']", state="attached")
     assert violations(tab, axe_source) == []
