@@ -1,6 +1,7 @@
 """Learner mode in the page (chapter 16, tools/site/learner.py), in Chromium: the skeleton
-shows, an editor once the reader reaches for it; Check gives the terminal's table, a planted
-bug names its section and Hint gives the hints about it, one more each press, the book's
+shows, an editor once the reader reaches for it; Check gives the terminal's table (an HTML
+table, scrolling in a box a keyboard reaches on a phone, then text), a planted bug names its
+section and Hint gives the hints about it, one more each press, the book's
 engine passes a second chapter's counted checks, a broken or endless engine is reported;
 what was typed and the last table survive a reload, the download is the editor's text.
 

@@ -143,8 +143,7 @@ def table_head(layout: Layout) -> str:
 
 
 def row_cells(r: ChapterResult, digits: int = 1) -> tuple[str, str, str, str]:
-    """A chapter's cells: name, score (the checks' count padded to ``digits``), first failing
-    check ("": none), and the section it is in."""
+    """A chapter's cells: name, score, first failing check ("": none), and that check's section."""
     score = f"{r.passed} of {r.checks:>{digits}}" if r.checks else "none"
     section = heading_above(r.chapter, r.failure.line) if r.failure else ""
     failing = f"line {r.failure.line}, section '{section}'" if r.failure else ""
@@ -168,9 +167,8 @@ def all_cells(results: list[ChapterResult]) -> tuple[str, str, str]:
 
 
 def page_table(results: list[ChapterResult], engine_name: str) -> tuple[dict | None, str]:
-    """The table as the page shows it (in_page.py): rows of ``row_cells`` and ``all_cells`` in
-    parts [text, chapter, section] (``linked``'s: a chapter's name links to its page, its first
-    failing check to its section), then the text below; no rows if no check could run."""
+    """The page's table (in_page.py): rows of ``row_cells``, ``all_cells``, in ``linked``'s parts
+    (a chapter links to its page, its failing check to its section); the text below them."""
     if _broken(results):
         return None, progress_table(results, engine_name)
     row = lambda *cells: dict(zip(("chapter", "score", "failing"), cells))  # noqa: E731
