@@ -77,8 +77,8 @@ def test_the_chapter_keeps_a_placeholder_for_readers_elsewhere():
 def test_learner_mode_in_the_page(open_page, site_url, tmp_path, axe_source):  # noqa: F811
     tab = open_page(f"{site_url}/{PAGE.removesuffix('.md')}.html")
     tab.wait_for_selector(".learner[data-state=idle]", state="attached")
-    boxes = [".learner-caption", ".learner-table", ".learner-hint-text"]  # none before a Check
-    assert [tab.locator(box).bounding_box() for box in boxes] == [None] * 3
+    boxes = [".learner-caption", ".learner-rows", ".learner-table", ".learner-hint-text"]
+    assert [tab.locator(box).bounding_box() for box in boxes] == [None] * 4  # before a Check
     offered = tab.locator(".learner-chapter option").all_text_contents()
     names = engine_names()  # chapter 1 has no check of the engine: not offered
     with_checks = [Chapter.read(c).title for c in chapters_named([]) if engine_checks(c, names)]
