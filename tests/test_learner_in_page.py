@@ -4,7 +4,6 @@ terminal's table (tests/site/test_learner_page.py runs it in Chromium)."""
 
 import io
 import json
-import re
 import shutil
 import sys
 import zipfile
@@ -20,7 +19,7 @@ from tools.learn.hints import AFTER, LEVELS, hint, next_level
 from tools.learn.in_page import _blocked
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
-from tools.learn.table import progress_table
+from tools.learn.table import page_table, progress_table
 from tools.site.learner import IN_PAGE, book_zip, imported_by
 from tools.site.runtime import page_files, page_zip
 
@@ -83,7 +82,7 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
     done = run_text([*map(str, command), str(work)], cwd=work, check=False)
     assert done.returncode == 0, done.stderr
     shown = json.loads(done.stdout)
-    parts = shown["table"]  # the table, in parts: the places it names are links
+    parts = shown["table"]  # the text below the table's rows, in parts: places are links
     table = "".join(part for part, _, _ in parts)
     assert shown["fix"] == "Value.__init__" and len(shown["hints"]) == LEVELS
     gated = [next_level(given, checked=False) for given in range(LEVELS + 1)]
@@ -92,8 +91,14 @@ def test_the_books_zip_is_the_same_on_every_build_and_enough_to_check_an_engine(
     assert [next_level(given) for given in range(LEVELS + 1)] == [1, 2, 3, 3]
     assert "".join(part for part, _, _ in shown["hints"][0]) == "\n".join(hint(shown["fix"], 1))
     assert shown["record"]["chapters"][VALUE_CHAPTER.name]["passed"] == 0
-    assert table == progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
-    assert "0 of 12" in table and "Value.__init__, the function to fix" in table
+    results = check(mine, [VALUE_CHAPTER])  # in a terminal: its rows, then the same text
+    assert (shown["rows"], table) == page_table(results, ENGINE)
+    terminal, place = progress_table(results, ENGINE), "docs/02-the-value-atom.md"
+    assert terminal.endswith(f" left unsure)\n{table}") and "the function to fix" in table
+    [row] = shown["rows"]["body"]  # each cell in parts: the chapter and its failing check link
+    assert row["chapter"] == [[VALUE_CHAPTER.name, place, ""]] and row["score"][0][0] == "0 of 12"
+    [[failing, *where]] = row["failing"]
+    assert where == [place, "Five fields"] and f"  0 of 12  {failing}\n" in terminal, row
     links = [(chapter, section) for _, chapter, section in parts if chapter]
     assert ("docs/02-the-value-atom.md", "Five fields") in links
     said = [part for part, chapter, _ in parts if chapter]
@@ -107,9 +112,11 @@ def test_the_books_engine_passes_every_counted_check_of_every_chapter_in_the_pag
     the engine the page can run, and the table says how many it cannot, and why."""
     every = chapters_named([])
     shown = in_the_page(tmp_path, (ROOT / ENGINE).read_text(encoding="utf-8"), every)
-    table = "".join(part for part, _, _ in shown["table"])
+    table = "".join(part for part, _, _ in shown["table"])  # below the table's rows
     counted = sum(len(engine_checks(path, engine_names()) - _blocked(path)) for path in every)
-    assert re.search(rf"^all +{counted} of {counted}$", table, re.M), table
+    ok = [[f"{counted} of {counted}", None, None]]  # every check passes: none fails
+    assert shown["rows"]["foot"] == {"chapter": [["all", None, None]], "score": ok, "failing": []}
+    assert [row["failing"] for row in shown["rows"]["body"]] == [[]] * len(every)
     assert f"\nEvery check passes against {ENGINE}.\n" in table, table
     assert table.splitlines()[-1].startswith("Every check of the book first passed on ")
     elsewhere = sum(len(_blocked(path)) for path in every)  # need files or processes

@@ -552,6 +552,18 @@ def test_the_lab_shows_each_frame_and_refusal_that_python_answers(browser, serve
 LEARNER_PAGE = next(p for p in sorted(DOCS.glob("*.md")) if LEARNER_HERE in p.read_text())
 CHECKED = DOCS / "02-the-value-atom.md"  # the chapter the learner checks
 RECORD = "literate-micrograd:learner:record"  # learner.js keeps its best scores there
+TABLE = "literate-micrograd:learner:table"  # and the table of the last Check
+# The learner's table as the reader sees it: caption, and each row's cells [tag, scope, text,
+# the hrefs of its links].
+TABLE_SHOWN = """() => { const table = document.querySelector('.learner-rows table');
+  return [table.caption.textContent, [...table.rows].map((row) => [...row.cells].map((c) =>
+    [c.tagName, c.scope, c.textContent, [...c.querySelectorAll('a')].map((a) => a.href)]))]; }"""
+
+
+def _href(data: dict, chapter: str, section: str) -> str:
+    """Where learner.js links a place in the book: its section, or its chapter's page."""
+    place = data["places"][chapter]
+    return place["sections"][section] if section else place["url"]
 
 
 def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
@@ -577,11 +589,20 @@ def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
         tab.locator(".learner-chapter").select_option(CHECKED.name)
         tab.locator(".learner-check").click()
         tab.wait_for_selector(".learner[data-checked='1']", state="attached")
-        shown = tab.locator(".learner-table")
+        # The table: its caption, then each row's cells (the header row's and each row's first
+        # are th, with their scope), their text and their links.
+        rows, at = table["rows"], f"{url}/learner/"  # where the page is
+        cell = lambda parts, tag="TD", scope="": [tag, scope, "".join(p[0] for p in parts),  # noqa: E731
+            [at + _href(data, c, section) for _, c, section in parts if c]]  # fmt: skip
+        cells = [[cell(parts, "TH", "col") for parts in rows["head"].values()]] + [
+            [cell(first, "TH", "row"), *map(cell, more)] for first, *more in
+            ([*row.values()] for row in [*rows["body"], rows["foot"]])]  # fmt: skip
+        assert tab.evaluate(TABLE_SHOWN) == [rows["caption"], cells] and len(cells) == 3
+        assert [len(links) for *_, links in cells[1]] == [1, 0, 1]  # the chapter, its failing
+        shown = tab.locator(".learner-table")  # below the table: the text, its places linked
         assert shown.text_content() == "".join(part for part, _, _ in table["table"])
         links = shown.locator("a")
-        wanted = [(part, data["places"][chapter]["sections"][section] if section
-                   else data["places"][chapter]["url"])
+        wanted = [(part, _href(data, chapter, section))
                   for part, chapter, section in table["table"] if chapter]  # fmt: skip
         got = [(links.nth(k).text_content(), links.nth(k).get_attribute("href"))
                for k in range(links.count())]  # fmt: skip
@@ -611,6 +632,16 @@ def test_learner_mode_shows_the_table_its_links_and_the_hints_python_made(
         tab.once("dialog", lambda dialog: dialog.accept())
         tab.locator(".learner-reset").click()
         assert editor.input_value() == engine
+        # A reload shows the table kept; one kept by an earlier version (a string), as text.
+        for kept in [None, {"table": "an earlier version's table"}]:
+            if kept:
+                tab.evaluate(f"k => localStorage.setItem('{TABLE}', JSON.stringify(k))", kept)
+            tab.reload(wait_until="load")
+            tab.wait_for_selector(".learner[data-state=idle]", state="attached")
+            if kept is None:
+                assert tab.evaluate(TABLE_SHOWN) == [rows["caption"], cells]
+        shown = tab.locator(".learner-table")
+        assert shown.text_content() == kept["table"] and tab.locator(".learner-rows").is_hidden()
         assert not tab.watch.problems, tab.watch.problems
     finally:
         tab.context.close()

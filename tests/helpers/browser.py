@@ -17,7 +17,7 @@ from tests.helpers.site import PAGES, url_path
 from tools import DOCS, ENGINE
 from tools.learn.child import check
 from tools.learn.skeleton import skeleton
-from tools.learn.table import progress_table
+from tools.learn.table import page_table
 from tools.notebook import Notebook
 from tools.page import bridge
 from tools.publish import archive
@@ -284,8 +284,22 @@ def unzipped_book(site: Path, folder: Path) -> Path:
     return folder / "the-book"
 
 
+# Learner mode's last Check as the page shows it, read as text: each row of its table (the
+# cells that say something, two spaces apart), then the text below the table.
+LEARNER_SHOWN = """[...document.querySelectorAll('.learner-rows tr')].map((row) => [...row.cells]
+    .map((cell) => cell.textContent).filter(Boolean).join('  ') + '\\n').join('')
+    + document.querySelector('.learner-table').textContent"""
+
+
+def as_shown(rows: dict | None, text: str) -> str:
+    """What LEARNER_SHOWN reads, from what Python sent (tools/learn/table.py's page_table)."""
+    rows = [] if rows is None else [rows["head"], *rows["body"], rows["foot"]]
+    cells = (("".join(part[0] for part in cell) for cell in row.values()) for row in rows)
+    return "".join("  ".join(filter(None, row)) + "\n" for row in cells) + text
+
+
 def skeleton_table(folder: Path, chapter: Path) -> str:
-    """Learner mode's table for the skeleton engine on ``chapter``, as the terminal says it."""
+    """Learner mode's table for the skeleton engine on ``chapter``, as LEARNER_SHOWN reads it."""
     mine = folder / ENGINE
     mine.write_text(skeleton(), encoding="utf-8")
-    return progress_table(check(mine, [chapter]), ENGINE)
+    return as_shown(*page_table(check(mine, [chapter]), ENGINE))

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 from filelock import FileLock
 
-from tests.helpers.browser import skeleton_table, unzipped_book
+from tests.helpers.browser import LEARNER_SHOWN, skeleton_table, unzipped_book
 from tests.helpers.site import missing
 from tests.test_lab import LAB_PAGE
 from tools import ROOT
@@ -124,7 +124,7 @@ def learner_check(firefox: Firefox, url: str, expected_table: str) -> str:
     firefox.select(".learner-chapter", VALUE_CHAPTER.name)
     firefox.click(".learner-check")
     firefox.wait_for('.learner[data-checked="1"]')
-    table = firefox.evaluate("document.querySelector('.learner-table').textContent")
+    table = firefox.evaluate(LEARNER_SHOWN)
     assert table == expected_table
     return firefox.how_python_started()
 

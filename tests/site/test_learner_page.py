@@ -1,6 +1,7 @@
 """Learner mode in the page (chapter 16, tools/site/learner.py), in Chromium: the skeleton
-shows, an editor once the reader reaches for it; Check gives the terminal's table, a planted
-bug names its section and Hint gives the hints about it, one more each press, the book's
+shows, an editor once the reader reaches for it; Check gives the terminal's table (an HTML
+table, scrolling in a box a keyboard reaches on a phone, then text), a planted bug names its
+section and Hint gives the hints about it, one more each press, the book's
 engine passes a second chapter's counted checks, a broken or endless engine is reported;
 what was typed and the last table survive a reload, the download is the editor's text.
 
@@ -16,7 +17,11 @@ import re
 import pytest
 
 from tests.helpers.browser import (
+    DESKTOP,
+    LEARNER_SHOWN,
+    PHONE,
     RUN_TIMEOUT,
+    as_shown,
     assert_clean,
     editor_text,
     next_chapter_to,
@@ -25,6 +30,7 @@ from tests.helpers.browser import (
     run,
     states,
 )
+from tests.site.test_every_page import axe_source, violations  # noqa: F401 (a fixture)
 from tools import ENGINE, ROOT
 from tools.chapter import Chapter
 from tools.learn.child import check
@@ -34,7 +40,7 @@ from tools.learn.in_page import _blocked
 from tools.learn.mistakes import seen
 from tools.learn.places import chapters_named
 from tools.learn.skeleton import skeleton
-from tools.learn.table import progress_table
+from tools.learn.table import page_table
 from tools.notebook import import_engine
 from tools.site.learner import PAGE, PLACEHOLDER
 from tools.site.page_data import page_fences
@@ -46,7 +52,8 @@ ASSIGNED = ("operand.grad += local * grad", "operand.grad = local * grad")  # = 
 
 
 def _check(tab, chapter: str = "", limit: int | None = None) -> str:
-    """Press Check for one chapter (or every chapter); return the table the page shows."""
+    """Press Check for one chapter (or every chapter); return the table the page shows, as
+    text (LEARNER_SHOWN)."""
     if limit is not None:
         tab.locator(".learner").evaluate(f"e => e.dataset.limit = '{limit}'")
     tab.select_option(".learner-chapter", chapter)
@@ -57,7 +64,7 @@ def _check(tab, chapter: str = "", limit: int | None = None) -> str:
     assert tab.locator(".learner-status").text_content().startswith("Checked"), tab.locator(
         ".learner-status"
     ).text_content()
-    return tab.locator(".learner-table").text_content()
+    return tab.evaluate(LEARNER_SHOWN)
 
 
 def test_the_chapter_keeps_a_placeholder_for_readers_elsewhere():
@@ -67,11 +74,11 @@ def test_the_chapter_keeps_a_placeholder_for_readers_elsewhere():
 
 
 @pytest.mark.usefixtures("runtime")
-def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
+def test_learner_mode_in_the_page(open_page, site_url, tmp_path, axe_source):  # noqa: F811
     tab = open_page(f"{site_url}/{PAGE.removesuffix('.md')}.html")
     tab.wait_for_selector(".learner[data-state=idle]", state="attached")
-    boxes = [".learner-caption", ".learner-table", ".learner-hint-text"]  # none before a Check
-    assert [tab.locator(box).bounding_box() for box in boxes] == [None] * 3
+    boxes = [".learner-caption", ".learner-rows", ".learner-table", ".learner-hint-text"]
+    assert [tab.locator(box).bounding_box() for box in boxes] == [None] * 4  # before a Check
     offered = tab.locator(".learner-chapter option").all_text_contents()
     names = engine_names()  # chapter 1 has no check of the engine: not offered
     with_checks = [Chapter.read(c).title for c in chapters_named([]) if engine_checks(c, names)]
@@ -83,11 +90,20 @@ def test_learner_mode_in_the_page(open_page, site_url, tmp_path):
     editor = tab.locator(".learner .cm-content")
     assert editor_text(editor) == skeleton() and not tab.locator(".learner-code").count()
 
-    # The skeleton scores 0, in the terminal's very table (engine named as downloaded).
+    # The skeleton scores 0, in the terminal's table (engine named as downloaded): a table
+    # whose chapter links to its page and first failing check to its section, then text.
     mine = tmp_path / ENGINE
     mine.write_text(skeleton(), encoding="utf-8")
-    assert _check(tab, VALUE_CHAPTER.name) == progress_table(check(mine, [VALUE_CHAPTER]), ENGINE)
+    shown = as_shown(*page_table(check(mine, [VALUE_CHAPTER]), ENGINE))
+    assert _check(tab, VALUE_CHAPTER.name) == shown
     assert one_python(tab)  # the Run buttons' Python: no second one
+    row, page = tab.locator(".learner-rows tbody tr"), "02-the-value-atom.html"
+    assert row.locator("th[scope=row] a").get_attribute("href") == page
+    assert row.locator("td a").get_attribute("href") == f"{page}#five-fields"
+    tab.set_viewport_size(PHONE)  # narrow, it scrolls in a box a keyboard can reach
+    tab.wait_for_selector(".learner-rows[data-scrolls=yes][tabindex='0']", state="attached")
+    assert violations(tab, axe_source) == []
+    tab.set_viewport_size(DESKTOP)
 
     # A planted bug: Read next names the section that explains it, linked on the site.
     book = (ROOT / ENGINE).read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ from tools.learn.best import best_lines, now, remember
 from tools.learn.child import DEFAULT_TIMEOUT, diagnosed, run_chapter
 from tools.learn.diagnose import diagnosis
 from tools.learn.hints import AFTER, LEVELS, hint, next_level, unnamed_hint
-from tools.learn.table import Failure, chapter_result, progress_table
+from tools.learn.table import Failure, chapter_result, page_table
 from tools.notebook import blocked
 from tools.page.protocol import check
 
@@ -60,7 +60,8 @@ def table_in_page(
     runs: str, engine: str, diagnose: bool, kept: str = "null", folder: str = WORKING
 ) -> str:
     """The table `learn` prints for the chapters run so far, and what the page keeps, as
-    JSON: {"table": the table in parts (``linked``), "record": the best scores so far
+    JSON: {"rows": the table's rows (``page_table``; none if no check could run), "table":
+    the text below them in parts (``linked``), "record": the best scores so far
     (tools/learn/best.py; ``kept``, JSON, is the page's, or null), "fix": the function to
     fix or "", "hints": its hints, each in parts, first to last (tools/learn/hints.py), or
     the one that says why none could be named, "next": the hint to show next, from 1, by
@@ -79,7 +80,7 @@ def table_in_page(
         find = lambda chapter, index, said: diagnosis(chapter, path, index, said)  # noqa: E731
         results = diagnosed(results, path, DEFAULT_TIMEOUT, find=find)
     record = remember(json.loads(kept) or {}, results, now())
-    table = progress_table(results, ENGINE) + best_lines(record, results)
+    rows, text = page_table(results, ENGINE)
     first = next((r for r in results if r.failure), None)
     fix, gave = first.failure.fix if first else "", record["hints"]  # given before this Check
     fix = fix or ([*gave][-1] if gave and not first else "")  # after success, hints stay
@@ -96,8 +97,9 @@ def table_in_page(
     hints = [linked("\n".join(lines)) for lines in said]
     # which hint the Hint button shows next, by how many were given (``next_level``)
     after = [min(next_level(n, checked), len(hints)) for n in range(LEVELS + 1)] if hints else []
-    shown = {"table": linked(table), "record": record, "fix": fix, "hints": hints, "next": after}
-    return json.dumps(check("learner table", shown))
+    table = linked(text + best_lines(record, results))
+    shown = {"table": table, "record": record, "fix": fix, "hints": hints, "next": after}
+    return json.dumps(check("learner table", {**shown, **({"rows": rows} if rows else {})}))
 
 
 def linked(text: str, docs: Path = DOCS) -> list[list]:

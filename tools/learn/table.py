@@ -135,19 +135,57 @@ class Layout:
 
 
 HEADING = "checks of your engine"
+COLUMNS = ("chapter", HEADING, "first failing check")
 
 
 def table_head(layout: Layout) -> str:
-    return f"{'chapter':<{layout.width}}  {HEADING:>{layout.column}}  first failing check\n"
+    return f"{COLUMNS[0]:<{layout.width}}  {COLUMNS[1]:>{layout.column}}  {COLUMNS[2]}\n"
+
+
+def row_cells(r: ChapterResult, digits: int = 1) -> tuple[str, str, str, str]:
+    """A chapter's cells: name, score, first failing check ("": none), and that check's section."""
+    score = f"{r.passed} of {r.checks:>{digits}}" if r.checks else "none"
+    section = heading_above(r.chapter, r.failure.line) if r.failure else ""
+    failing = f"line {r.failure.line}, section '{section}'" if r.failure else ""
+    return r.chapter.name, score, failing, section
 
 
 def table_row(r: ChapterResult, layout: Layout) -> str:
     """A chapter's line: its score, and its first failing check."""
-    score = f"{r.passed} of {r.checks:>{layout.digits}}" if r.checks else "none"
-    row = f"{r.chapter.name:<{layout.width}}  {score:>{layout.column}}"
-    if r.failure:
-        row += f"  line {r.failure.line}, section '{heading_above(r.chapter, r.failure.line)}'"
-    return row + "\n"
+    name, score, failing, _ = row_cells(r, layout.digits)
+    row = f"{name:<{layout.width}}  {score:>{layout.column}}"
+    return row + (f"  {failing}" if failing else "") + "\n"
+
+
+def all_cells(results: list[ChapterResult]) -> tuple[str, str, str]:
+    """The row under the chapters': every chapter's score, and how many failed or waited."""
+    passed, total = sum(r.passed for r in results), sum(r.checks for r in results)
+    failed, not_run = sum(r.failed for r in results), sum(r.not_run for r in results)
+    said = [f"{failed} failed"] if failed else []
+    said += [f"{not_run} not run: each uses what a failed check left unsure"] if not_run else []
+    return "all", f"{passed} of {total}", ", ".join(said)
+
+
+def page_table(results: list[ChapterResult], engine_name: str) -> tuple[dict | None, str]:
+    """The page's table (in_page.py): rows of ``row_cells``, ``all_cells``, in ``linked``'s parts
+    (a chapter links to its page, its failing check to its section); the text below them."""
+    if _broken(results):
+        return None, progress_table(results, engine_name)
+    row = lambda *cells: dict(zip(("chapter", "score", "failing"), cells))  # noqa: E731
+    plain = lambda *texts: row(*([[text, None, None]] if text else [] for text in texts))  # noqa: E731
+    body = []
+    for r in results:
+        (name, score, failing, section), place = row_cells(r), relative(r.chapter, ROOT)
+        at = [[failing, place, section]] if failing else []
+        body.append(row([[name, place, ""]], [[score, None, None]], at))
+    head, foot = plain(*COLUMNS), plain(*all_cells(results))
+    caption = "Checks of your engine that pass, chapter by chapter"
+    text = table_tail(results, engine_name, Layout(0, 0)).split("\n", 1)[1]  # but the "all" row
+    return {"caption": caption, "head": head, "body": body, "foot": foot}, text.lstrip("\n")
+
+
+def _broken(results: list[ChapterResult]) -> bool:  # the engine did not import
+    return any(r.failure and r.failure.kind == "EngineImportError" for r in results)
 
 
 def progress_table(results: list[ChapterResult], engine_name: str) -> str:
@@ -157,8 +195,8 @@ def progress_table(results: list[ChapterResult], engine_name: str) -> str:
     Only checks of the engine count (``engine_checks``); the checks about the book, which
     pass whatever the engine does, are counted apart, below the table. ``table_head``,
     then ``table_row`` for each chapter, then ``table_tail``: the whole, in order."""
-    broken = any(r.failure and r.failure.kind == "EngineImportError" for r in results)
     layout = Layout.of([r.chapter for r in results], sum(r.checks for r in results))
+    broken = _broken(results)
     rows = "" if broken else table_head(layout) + "".join(table_row(r, layout) for r in results)
     return rows + table_tail(results, engine_name, layout)  # broken: the tail says why
 
@@ -172,13 +210,9 @@ def table_tail(results: list[ChapterResult], engine_name: str, layout: Layout) -
         said = broken[0].message.removeprefix("EngineImportError: ")
         rows = [f"{r.chapter.name:<{width}}  not run" for r in results]
         return "\n".join([f"No check could run: {said}", "", f"{'chapter':<{width}}", *rows]) + "\n"
-    passed, total = sum(r.passed for r in results), sum(r.checks for r in results)
-    out = [f"{'all':<{width}}  {f'{passed} of {total}':>{layout.column}}"]
-    failed, not_run = sum(r.failed for r in results), sum(r.not_run for r in results)
-    said = [f"{failed} failed"] if failed else []
-    said += [f"{not_run} not run: each uses what a failed check left unsure"] if not_run else []
-    if said:
-        out[-1] += f"  ({', '.join(said)})"
+    name, score, said = all_cells(results)
+    all_row = f"{name:<{width}}  {score:>{layout.column}}" + (f"  ({said})" if said else "")
+    out = []  # then what was not counted or not run (below the table, in a page)
     worded = [(r, line) for r in results for line in r.worded]
     if worded:
         places = ", ".join(_places(worded))
@@ -203,7 +237,7 @@ def table_tail(results: list[ChapterResult], engine_name: str, layout: Layout) -
         out.append(f"Not run here: {len(lacking)} {checks} ({lacking[0]}).")
     failing = [r for r in results if r.failure]
     if not failing:
-        return "\n".join([*out, "", f"Every check passes against {engine_name}."]) + "\n"
+        return "\n".join([all_row, *out, "", f"Every check passes against {engine_name}."]) + "\n"
     if len(failing) > 1:
         places = [f"{relative(r.chapter, ROOT)}:{r.failure.line}" for r in failing]
         out += ["", "Why each chapter's first failing check failed:"]
@@ -220,7 +254,7 @@ def table_tail(results: list[ChapterResult], engine_name: str, layout: Layout) -
         lines = ", ".join(map(str, waiting))
         checks = "check waits" if len(waiting) == 1 else "checks wait"
         out.append(f"Not run until it passes: {len(waiting)} {checks} on it (lines {lines}).")
-    return "\n".join(out) + "\n"
+    return "\n".join([all_row, *out]) + "\n"
 
 
 def _places(found: list[tuple[ChapterResult, int]]) -> list[str]:

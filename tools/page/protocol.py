@@ -48,6 +48,7 @@ def record(*fields: str, optional: tuple[str, ...] = (), inner: dict | None = No
 
 
 INDEX_STATUS = Kind(("index", "status"))
+ROWS = ("head", "body", "foot")
 
 FAMILIES: dict[str, Family] = {
     # docs/assets/notebook/notebook.js (and learner.js, lab.js through it) to worker.js
@@ -131,7 +132,11 @@ FAMILIES: dict[str, Family] = {
         },
     ),
     "learner run": record("chapter", "events", "stopped", inner={"events": "learner event"}),
-    "learner table": record("table", "record", "fix", "hints", "next"),
+    "learner table": record(  # rows: tools/learn/table.py's page_table (none: nothing ran)
+        "table", "record", "fix", "hints", "next", optional=("rows",), inner={"rows": "table rows"}
+    ),
+    "table rows": record("caption", *ROWS, inner=dict.fromkeys(ROWS, "table row")),  # learner's
+    "table row": record("chapter", "score", "failing"),  # a cell: [[text, chapter, section]...]
     # the lab: docs/assets/lab/lab.js asks, tools/page/lab.py answers
     "lab request": Family(
         "action",

@@ -25,7 +25,7 @@
   if (window.bookLearner) return;
   window.bookLearner = true;
   const STORED = "literate-micrograd:learner:engine"; // the engine, as typed
-  const TABLE = "literate-micrograd:learner:table"; // {table, engine, chapter, fix, hints, next} of the last Check
+  const TABLE = "literate-micrograd:learner:table"; // {table, rows, engine, chapter, fix, hints, next} of the last Check
   const RECORD = "literate-micrograd:learner:record"; // best scores and hints given (tools/learn/best.py)
   const TABLE_LIMIT = 120; // seconds to make the table and find what to read next
 
@@ -171,12 +171,8 @@
     build() {
       const { root, data } = this;
       root.querySelector(":scope > p").remove(); // the placeholder, for readers elsewhere
-      const intro = element(
-        "p",
-        "learner-intro",
-        "Your engine: the skeleton, until you write it. Check runs the book's checks " +
-          `against it here, in your browser; each chapter may run ${root.dataset.limit} s.`,
-      );
+      const said = "Your engine: the skeleton, until you write it. Check runs the book's checks against it here, ";
+      const intro = element("p", "learner-intro", `${said}in your browser; each chapter may run ${root.dataset.limit} s.`);
       this.bar = element("div", "learner-bar");
       this.checkButton = button("learner-check", "✓ Check", "Run the book's checks against your engine");
       this.chapter = element("select", "learner-chapter");
@@ -184,30 +180,25 @@
       this.chapter.append(new Option("every chapter", ""));
       for (const { name, title, offered } of data.chapters) if (offered) this.chapter.append(new Option(title, name));
       this.downloadButton = button("learner-download", "⤓ Download", `Save your engine as ${data.engine}`);
-      this.loadButton = button(
-        "learner-load",
-        "Load a file…",
-        "Put a micrograd.py from your machine in the editor",
-      );
+      this.loadButton = button("learner-load", "Load a file…", "Put a micrograd.py from your machine in the editor");
       this.file = element("input", "learner-file");
       this.file.type = "file";
       this.file.accept = ".py,text/x-python,text/plain";
       this.file.hidden = true;
       this.resetButton = button("learner-reset", "↺ Reset", "Start again from the skeleton (asks first)");
       this.hintButton = button("learner-hint", "? Hint", "A hint about the function to fix: each time one more");
-      this.hintButton.disabled = true;
       const { checkButton, chapter, hintButton, downloadButton, loadButton, file, resetButton } = this;
       this.bar.append(checkButton, chapter, hintButton, downloadButton, loadButton, file, resetButton);
       this.status = element("p", "learner-status");
       this.status.setAttribute("role", "status");
       const host = element("div", "learner-editor");
       this.caption = element("p", "learner-caption");
+      this.rows = element("div", "learner-rows"); // in a narrow column, it scrolls (page.js)
       this.table = element("pre", "learner-table");
-      this.table.hidden = this.caption.hidden = true;
       this.hint = element("pre", "learner-hint-text");
       this.hint.setAttribute("aria-live", "polite");
-      this.hint.hidden = true;
-      root.append(intro, this.bar, this.status, host, this.caption, this.table, this.hint);
+      this.table.hidden = this.caption.hidden = this.rows.hidden = this.hint.hidden = true;
+      root.append(intro, this.bar, this.status, host, this.caption, this.rows, this.table, this.hint);
 
       // The engine shows as text until the reader reaches for it as for a fence, or at once
       // if the reader typed it: then it is in the editor, loaded then (as notebook.js does).
@@ -239,7 +230,7 @@
       this.resetButton.addEventListener("click", () => this.reset(), page);
       this.hintButton.addEventListener("click", () => this.giveHint(), page);
       const last = JSON.parse(load(TABLE) || "null");
-      if (last) this.show(last.table, this.lastCaption(last));
+      if (last) this.show(last.table, this.lastCaption(last), last.rows);
       this.hints = last && last.hints && last.next ? { fix: last.fix, texts: last.hints, next: last.next } : null;
       this.hintButton.disabled = !this.hints || !this.hints.texts.length;
       root.dataset.state = "idle";
@@ -288,13 +279,33 @@
       return `Your last Check (${which}), of ${same}:`;
     }
 
-    // The table, in the parts Python cut it into (tools/learn/in_page.py's linked): each
-    // place in the book it names is a link to the site's page. (A table kept by an earlier
-    // version of this page is plain text.)
-    show(table, caption) {
+    // The table as Python made it (tools/learn/table.py's page_table): its rows if a check ran,
+    // the text below, each in parts (in_page.py's linked). (A table kept earlier: text alone.)
+    show(table, caption, rows) {
       this.caption.textContent = caption;
+      this.rows.replaceChildren(...(rows ? [this.tabled(rows)] : []));
       this.linked(this.table, typeof table === "string" ? [[table, null, null]] : table);
-      this.table.hidden = this.caption.hidden = false;
+      [this.table.hidden, this.caption.hidden, this.rows.hidden] = [false, false, !rows];
+      bookPage.scrollers();
+    }
+
+    // The header row's cells and each row's first are headers (th), with their scope.
+    tabled({ caption, head, body, foot }) {
+      const table = element("table");
+      table.createCaption().textContent = caption;
+      const add = (part, row, scope = "row") => {
+        const tr = part.insertRow();
+        ["chapter", "score", "failing"].forEach((key, k) => {
+          const cell = tr.appendChild(element(k && scope === "row" ? "td" : "th"));
+          if (cell.tagName === "TH") cell.scope = scope;
+          this.linked(cell, row[key]);
+        });
+      };
+      add(table.createTHead(), head, "col");
+      const tbody = table.createTBody();
+      for (const row of body) add(tbody, row);
+      add(table.createTFoot(), foot);
+      return table;
     }
 
     linked(into, parts) {
@@ -326,8 +337,7 @@
 
     busy(running) {
       this.root.dataset.state = running ? "checking" : "idle";
-      const buttons = [this.checkButton, this.chapter, this.hintButton, this.loadButton, this.resetButton];
-      for (const b of buttons) b.disabled = running;
+      for (const b of [this.checkButton, this.chapter, this.hintButton, this.loadButton, this.resetButton]) b.disabled = running;
     }
 
     async check() {
@@ -339,7 +349,7 @@
       const caption = `The book's checks against your engine (${which}):`;
       this.busy(true);
       const runs = [];
-      let table = null;
+      let [table, rows] = [null, null];
       let problem = "";
       try {
         for (const [i, chapter] of chosen.entries()) {
@@ -367,18 +377,18 @@
             if (table === null || !last) throw new Error(`the table could not be made: ${why}`);
             problem = ` What to read next could not be found: ${why}.`;
           } else {
-            ({ table } = shown.table);
+            ({ table, rows } = shown.table);
             if (last) {
               keep(RECORD, JSON.stringify(shown.table.record));
               this.hints = { fix: shown.table.fix, texts: shown.table.hints, next: shown.table.next };
             }
           }
-          this.show(table, caption);
+          this.show(table, caption, rows);
         }
         this.hint.hidden = true;
         this.say(`Checked ${which}.${problem}`);
         const { fix, texts: hints, next } = this.hints || { fix: "", texts: [], next: [] };
-        keep(TABLE, JSON.stringify({ table, engine, chapter: wanted ? which : "", fix, hints, next }));
+        keep(TABLE, JSON.stringify({ table, rows, engine, chapter: wanted ? which : "", fix, hints, next }));
         this.caption.textContent = caption;
       } catch (error) {
         this.say(`The check could not finish: ${gist(error.message || error)}. Check again to start afresh.`);

@@ -61,6 +61,8 @@
       else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
       else setup();
     },
+
+    scrollers: () => markScrollers(), // after a script changed the page: what scrolls now
   };
 
   // What scrolls sideways in a page where the screen is narrower than it (a wide equation,
@@ -69,7 +71,7 @@
   // shadow at the edge that hides more (book.css), with a line under it that says so.
   // Checked again when the window changes size: on a wide screen nothing scrolls, and
   // nothing is a tab stop.
-  const SCROLLERS = "article :is(div.arithmatex, p:has(> svg.picture), .md-typeset__scrollwrap)";
+  const SCROLLERS = "article :is(div.arithmatex, p:has(> svg.picture), .md-typeset__scrollwrap, .learner-rows)";
   const KINDS = [
     ["div.arithmatex", "Equation"],
     ["p", "Figure"],
