@@ -24,7 +24,6 @@ from tools.learn.table import ChapterResult, chapter_result
 from tools.learn.wording import reprs_only, worded_otherwise
 from tools.notebook import EngineImportError, Notebook, OutputMismatchError
 from tools.page.kernel import describe
-from tools.tangle import TangleError
 
 DEFAULT_TIMEOUT = 120.0  # seconds per chapter: many times what the slowest one needs
 
@@ -59,20 +58,16 @@ def run_chapter(
     ...}; or {"waits": i, "on": j} for a check not run, since it reads what failed check j
     left unsure (``names_used``, ``made_from``). Every other check runs after a failure.
     With ``every``, every check runs, whatever failed above it. The cells in ``skip`` are
-    not run (the page's Python cannot run them: tools/learn/in_page.py). The fences that
-    import an OPTIONAL module run only if a counted check needs them (``needs_optional``),
-    or with ``every``, or if ``optional`` says so (a child told it spares a parse of the book)."""
+    not run (the page's Python cannot run them: tools/learn/in_page.py); nor is a check about
+    the book no counted check reads ({"aside": i}). The fences that import an OPTIONAL
+    module run only if a counted check needs them (``needs_optional``), with ``every``, or
+    if ``optional`` says so (a child told it spares a parse of the book)."""
     file = engine_for(engine)
     optional = needs_optional(chapter, file) if optional is None else optional
     book = Notebook(chapter, engine=engine, optional=every or optional)
     reads = names_used(chapter)
-    try:
-        names = engine_names(chapter.parent, file)  # of the chapter's own book
-    except TangleError:  # a chapter with no book around it: only imports bind engine names
-        names = frozenset()
-    counted = engine_checks(chapter, names, file)
-    wanted = set(needed(chapter, *counted))  # a check about the book, read by none, tells
-    # nothing of the engine (the rule of engine_checks), so it is set aside, not run
+    counted = engine_checks(chapter, engine_names(chapter.parent, file), file)  # its book's
+    wanted = set(needed(chapter, *counted))  # the others tell nothing of it: set aside
     classes = frozenset(n for n, v in vars(book.engine_module).items() if isinstance(v, type))
     unsure: dict[int, frozenset[str]] = {}  # a cell that failed or waits -> its names unsure
     root: dict[int, int] = {}  # such a cell -> the failed check it waits on (or itself)

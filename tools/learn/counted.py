@@ -11,7 +11,7 @@ from tools import DOCS, ENGINE, engine_for
 from tools.chapter import Chapter, Names, chapter_number, chapters
 from tools.learn.places import one_at_a_time
 from tools.notebook import blockers, optional_needs
-from tools.tangle import defined, tangle_book
+from tools.tangle import TangleError, defined, tangle_book
 
 
 @one_at_a_time
@@ -19,7 +19,10 @@ from tools.tangle import defined, tangle_book
 def engine_names(docs: Path = DOCS, engine: str = ENGINE) -> frozenset[str]:
     """The names the engine file ``engine`` defines at its top level: classes, functions
     and constants (``Value``, ``MLP``, ``USED_GRAPH``), not the modules it imports."""
-    text = tangle_book(docs, root=docs.resolve().parent, engine=engine).text
+    try:
+        text = tangle_book(docs, root=docs.resolve().parent, engine=engine).text
+    except TangleError:  # no fences of it (a chapter alone): only imports bind its names
+        return frozenset()
     return frozenset(name for name, _ in defined(text) if "." not in name)
 
 
