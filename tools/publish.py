@@ -9,11 +9,11 @@ The site is built as the tests build it (``mkdocs build --strict``). The PDF is 
 whole-book page (print_page.html, from tools/site/prepare.py) printed by headless Chromium
 from disk: MathML, the math font and the figures as on screen, an outline of the chapters
 and their sections (``--generate-pdf-document-outline``), no browser header or footer, and
-the print styles of docs/stylesheets/print.css (no Run bars or step controls, headings kept
-with what follows), and every fold (checks, solutions, answers, tables of steps) open:
-Material's script opens them for print, and starts from disk too
-(tools/site/theme/main.html). Chromium is Debian's ``chromium`` (or Chrome, where that is
-installed).
+the print styles of docs/stylesheets/print.css (each chapter on a new page, no Run bars or
+step controls, headings kept with what follows, page numbers in the text's font), every
+fold (checks, solutions, answers, tables of steps) open: Material's script opens them for
+print, and starts from disk too (tools/site/theme/main.html). Chromium is Debian's
+``chromium`` (or Chrome, where that is installed).
 
 Each command names its steps as it starts them, and ends with whatever the site goes without
 (no npm: no Run buttons, and no search from disk) and what to install to have it.
