@@ -171,15 +171,16 @@ def test_the_pdf_has_no_page_under_half_full_but_a_chapters_last(book, drawn):
     )
 
 
-def test_the_pdf_numbers_its_pages_in_the_texts_font_and_size(drawn):
+def test_the_pdf_numbers_its_pages_in_the_texts_font_and_size(book, drawn):
+    inside = lambda y: MARGIN < y < float(book[1].pages[0].mediabox.height) - MARGIN  # noqa: E731
     glyphs = Counter()  # the prose's font and size: most of the text but code's
-    for _, font, size, n in (p for page in drawn for p in page if p[0] > MARGIN):
+    for _, font, size, n in (p for page in drawn for p in page if inside(p[0])):
         glyphs[font, size] += n * ("Mono" not in font)
     body = glyphs.most_common(1)[0][0]
-    foot = [[p for p in page if p[0] < MARGIN] for page in drawn]
+    foot = [[p for p in page if not inside(p[0])] for page in drawn]  # the margins' text
     said = lambda pieces: ({p[1:3] for p in pieces}, sum(p[3] for p in pieces))  # noqa: E731
     wrong = [k + 1 for k, pieces in enumerate(foot) if said(pieces) != ({body}, len(str(k + 1)))]
     assert not wrong, (
-        f"pages {wrong[:5]} (of {len(wrong)}) have not their number at their foot in the text's "
-        f"font and size {body}, but {foot[wrong[0] - 1]} (docs/stylesheets/print.css's @page)"
+        f"pages {wrong[:5]} (of {len(wrong)}) have in their margins not their number in the "
+        f"text's font and size {body}, but {foot[wrong[0] - 1]} (print.css's @page)"
     )
