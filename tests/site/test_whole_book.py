@@ -19,7 +19,7 @@ from tools.chapter import Chapter
 from tools.publish import PDF, has_outline, pages, print_pdf
 
 MARKUP = re.compile(r"[$\\\[\]_|<>]")  # a sentence with math, a link or HTML reads otherwise
-MARGIN = 25 / 25.4 * 72  # a page's margin in points (Material's @page: 25 mm); the foot's in it
+MARGIN = 25 / 25.4 * 72  # a page's margin in points (Material's @page: 25 mm): its number's in it
 # Chromium's content streams, an operator a line: cm (q saves it), Tm (a line), Tf (font), Tj
 DRAWN = re.compile(rb"^(?:([-\d. ]+) (cm|Tm)|([qQ])|/(\w+) ([-\d.]+) Tf|.*<(\w*)> Tj)$", re.M)
 
