@@ -8,12 +8,12 @@
 The site is built as the tests build it (``mkdocs build --strict``). The PDF is the site's
 whole-book page (print_page.html, from tools/site/prepare.py) printed by headless Chromium
 from disk: MathML, the math font and the figures as on screen, an outline of the chapters
-and their sections (``--generate-pdf-document-outline``), no browser header or footer, and
-the print styles of docs/stylesheets/print.css (no Run bars or step controls, headings kept
-with what follows), and every fold (checks, solutions, answers, tables of steps) open:
-Material's script opens them for print, and starts from disk too
-(tools/site/theme/main.html). Chromium is Debian's ``chromium`` (or Chrome, where that is
-installed).
+and their sections (``--generate-pdf-document-outline``), and the print styles of
+docs/stylesheets/print.css (each chapter on a new page, no Run bars or step controls,
+headings kept with what follows, the page's number in the text's font, not the browser's
+header and footer), every fold (checks, solutions, answers, tables of steps) open:
+Material's script opens them for print, and starts from disk too (tools/site/theme/main.html).
+Chromium is Debian's ``chromium`` (or Chrome, where that is installed).
 
 Each command names its steps as it starts them, and ends with whatever the site goes without
 (no npm: no Run buttons, and no search from disk) and what to install to have it.
@@ -36,12 +36,11 @@ PDF = "the-literate-micrograd.pdf"  # in the site folder, so the archive and Pag
 ARCHIVE = ROOT / "the-literate-micrograd.zip"
 PRINT_PAGE = "print_page.html"
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-# Chromium that prints and nothing else (no first-run pages, updates or sync), with an outline
-# and without the browser's header and footer.
+# Chromium that prints and nothing else (no first-run pages, updates or sync), with an outline;
+# the margins are the print styles' (print.css's @page), as when a reader prints the page.
 PRINTING = [
     "--headless", "--disable-gpu", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--generate-pdf-document-outline",
-    "--no-pdf-header-footer",
 ]  # fmt: skip
 
 
