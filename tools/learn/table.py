@@ -184,8 +184,8 @@ def page_table(results: list[ChapterResult], engine_name: str) -> tuple[dict | N
     return {"caption": caption, "head": head, "body": body, "foot": foot}, text.lstrip("\n")
 
 
-def _broken(results: list[ChapterResult]) -> bool:  # the engine did not import
-    return any(r.failure and r.failure.kind == "EngineImportError" for r in results)
+def _broken(results: list[ChapterResult]) -> list[Failure]:  # if the engine did not import
+    return [r.failure for r in results if r.failure and r.failure.kind == "EngineImportError"]
 
 
 def progress_table(results: list[ChapterResult], engine_name: str) -> str:
@@ -205,8 +205,7 @@ def table_tail(results: list[ChapterResult], engine_name: str, layout: Layout) -
     """All below the chapters' rows: the totals, what was not counted or not run, why each
     chapter's first failing check failed, and what to read next."""
     width = layout.width
-    broken = [r.failure for r in results if r.failure and r.failure.kind == "EngineImportError"]
-    if broken:  # every chapter failed the same way before its first check
+    if broken := _broken(results):  # every chapter failed the same way before its first check
         said = broken[0].message.removeprefix("EngineImportError: ")
         rows = [f"{r.chapter.name:<{width}}  not run" for r in results]
         return "\n".join([f"No check could run: {said}", "", f"{'chapter':<{width}}", *rows]) + "\n"

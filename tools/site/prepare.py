@@ -245,7 +245,7 @@ def _generated(docs: Path, stage: Path, tarballs, done: Prepared) -> None:
     if (script := stage / runtime.PROTOCOL_JS).exists():  # the messages filled in
         script.write_text(runtime.protocol_script(script.read_text(encoding="utf-8")), "utf-8")
     woven = []
-    for engine in ENGINES:
+    for engine in (path.name for path in tangle.engine_files(docs, None)):  # the book's
         try:
             woven.append(weave.weave(docs, root=docs.parent, engine=engine))
         except tangle.TangleError as error:

@@ -181,10 +181,8 @@
       for (const { name, title, offered } of data.chapters) if (offered) this.chapter.append(new Option(title, name));
       this.downloadButton = button("learner-download", "⤓ Download", `Save your engine as ${data.engine}`);
       this.loadButton = button("learner-load", "Load a file…", "Put a micrograd.py from your machine in the editor");
-      this.file = element("input", "learner-file");
-      this.file.type = "file";
-      this.file.accept = ".py,text/x-python,text/plain";
-      this.file.hidden = true;
+      const picker = { type: "file", accept: ".py,text/x-python,text/plain", hidden: true };
+      this.file = Object.assign(element("input", "learner-file"), picker);
       this.resetButton = button("learner-reset", "↺ Reset", "Start again from the skeleton (asks first)");
       this.hintButton = button("learner-hint", "? Hint", "A hint about the function to fix: each time one more");
       const { checkButton, chapter, hintButton, downloadButton, loadButton, file, resetButton } = this;

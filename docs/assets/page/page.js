@@ -61,7 +61,6 @@
       else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
       else setup();
     },
-
     scrollers: () => markScrollers(), // after a script changed the page: what scrolls now
   };
 
