@@ -46,7 +46,7 @@ BEFORE_ADD_MUL = ["Value.__init__", "Value.__repr__", "Value.wrap", "Value._back
 def outcomes(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT) -> dict[int, bool]:
     """Every check of the chapter run against ``engine``, none stopping the chapter: cell
     index -> passed. (The experiment that ``engine_checks`` agrees with, in the tests.)"""
-    events, _ = run_in_child(chapter.resolve(), engine.resolve(), timeout, "every")
+    events, _ = run_in_child(chapter.resolve(), engine.resolve(), timeout, every=True)
     cells = Chapter.read(chapter).cells
     ran = {e[k]: k != "failed" for e in events for k in ("passed", "wording", "failed") if k in e}
     return {i: passed for i, passed in ran.items() if not cells[i].fence.is_engine}

@@ -6,10 +6,9 @@ way), or each in a child process with a time limit, writing an event a JSON line
 import contextlib
 import dataclasses
 import json
+import multiprocessing
 import os
 import signal
-import subprocess
-import sys
 import tempfile
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +17,7 @@ from pathlib import Path
 from tools import ROOT, engine_for
 from tools.chapter import Chapter
 from tools.learn.counted import engine_checks, engine_names, made_from, names_used, needs_optional
-from tools.learn.diagnose import DIAGNOSE, NO_ONE, needed
+from tools.learn.diagnose import NO_ONE, diagnose_here, needed
 from tools.learn.places import chapters_named
 from tools.learn.table import ChapterResult, chapter_result
 from tools.learn.wording import reprs_only, worded_otherwise
@@ -51,6 +50,7 @@ def run_chapter(
     every: bool = False,
     skip: frozenset[int] = frozenset(),
     optional: bool | None = None,
+    names: frozenset[str] | None = None,
 ) -> None:
     """Run one chapter against ``engine`` in this process, calling ``tell(**event)`` per
     event: {"start": i}, then {"passed": i}, {"wording": i} (it differs from the book only
@@ -61,12 +61,13 @@ def run_chapter(
     not run (the page's Python cannot run them: tools/learn/in_page.py); nor is a check about
     the book no counted check reads ({"aside": i}). The fences that import an OPTIONAL
     module run only if a counted check needs them (``needs_optional``), with ``every``, or
-    if ``optional`` says so (a child told it spares a parse of the book)."""
+    if ``optional`` says so; ``names``: the engine's (``engine_names``), if known already (of
+    its book, else; a child told these two by its parent spares a parse of the book)."""
     file = engine_for(engine)
     optional = needs_optional(chapter, file) if optional is None else optional
     book = Notebook(chapter, engine=engine, optional=every or optional)
     reads = names_used(chapter)
-    counted = engine_checks(chapter, engine_names(chapter.parent, file), file)  # its book's
+    counted = engine_checks(chapter, names or engine_names(chapter.parent, file), file)
     wanted = set(needed(chapter, *counted))  # the others tell nothing of it: set aside
     classes = frozenset(n for n, v in vars(book.engine_module).items() if isinstance(v, type))
     unsure: dict[int, frozenset[str]] = {}  # a cell that failed or waits -> its names unsure
@@ -117,59 +118,58 @@ def run_chapter(
         tell(passed=index)
 
 
-def run_chapter_here(chapter: str, engine: str, report: str, runs: str = "") -> None:
-    """``run_chapter`` in a child process, writing a JSON line per event to ``report``; ``runs``
-    "every" check, or "optional" or "without" the optional fences, or "" to find out."""
+def run_chapter_here(chapter: Path, engine: Path, report: Path, **options) -> None:
+    """``run_chapter`` in a child process, writing a JSON line per event to ``report``."""
     with open(report, "a", encoding="utf-8") as out:
 
         def tell(**event):
             out.write(json.dumps(event) + "\n")
             out.flush()
 
-        optional = runs == "optional" if runs else None
-        run_chapter(Path(chapter), Path(engine), tell, every=runs == "every", optional=optional)
+        run_chapter(chapter, engine, tell, **options)
 
 
-CHILD = (
-    "import sys; from tools.learn.child import run_chapter_here; run_chapter_here(*sys.argv[1:])"
-)
+def _forked(target, errors: Path, *args, **options) -> None:
+    """``target(*args, **options)`` in a child process, set up as ``_run_child`` says."""
+    if os.name == "posix":
+        os.setsid()  # a process group of its own, so that a timeout ends what it started, too
+    os.chdir(ROOT)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    os.dup2(os.open(errors, os.O_WRONLY), 2)
+    target(*args, **options)
 
 
-def _run_child(
-    chapter: Path, engine: Path, report: Path, timeout: float, *more: str, script: str = CHILD
-) -> str | None:
-    """Run one chapter in a child process; None if it ended normally, else why it did not."""
-    errors = report.with_suffix(".stderr")
-    with errors.open("w", encoding="utf-8") as stderr:
-        child = subprocess.Popen(
-            [sys.executable, "-c", script, str(chapter), str(engine), str(report), *more],
-            cwd=ROOT,  # where the tests run the chapters
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,  # fences capture their own printing
-            stderr=stderr,
-            start_new_session=os.name == "posix",  # so a timeout ends what it started, too
-        )
-        try:
-            code = child.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            if os.name == "posix":
-                os.killpg(child.pid, signal.SIGKILL)
-            else:
-                child.kill()
-            child.wait()
-            longer = f"give it longer: --timeout {2 * timeout:g}"
-            return f"timed out after {timeout:g} s: the chapter did not finish; {longer}"
+def _run_child(target, errors: Path, timeout: float, *args, **options) -> str | None:
+    """``target(*args, **options)`` in a child process, in ROOT (where the tests run the
+    chapters), its output to nowhere (fences capture their own printing), errors to
+    ``errors``: on POSIX forked from a server that has learner mode imported and the book
+    parsed (tools/learn/preload.py), else a new Python. None if it ended well, else why not."""
+    processes = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
+    processes.set_forkserver_preload(["tools.learn.preload"])
+    child = processes.Process(target=_forked, args=(target, errors, *args), kwargs=options)
+    errors.touch()
+    child.start()
+    child.join(timeout)
+    if (code := child.exitcode) is None:  # timed out: end it, and on POSIX what it started
+        with contextlib.suppress(AttributeError, ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.kill()
+        child.join()
+        longer = f"give it longer: --timeout {2 * timeout:g}"
+        return f"timed out after {timeout:g} s: the chapter did not finish; {longer}"
     if code == 0:
         return None
     tail = errors.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
     return "\n".join([f"the process running the chapter stopped (exit code {code})", *tail])
 
 
-def run_in_child(chapter: Path, engine: Path, timeout: float, *more: str, script: str = CHILD):
-    """(the child's events, why it stopped early or None) for one chapter."""
+def run_in_child(chapter, engine, timeout, *more, target=run_chapter_here, **options):
+    """(the child's events, why it stopped early or None) for one chapter: ``target``'s,
+    called with it, the engine, a report file, ``more`` and ``options``."""
     with tempfile.TemporaryDirectory(prefix="learner-") as scratch:
         report = Path(scratch) / "report.jsonl"
-        stopped = _run_child(chapter, engine, report, timeout, *more, script=script)
+        args = (chapter, engine, report, *more)
+        stopped = _run_child(target, report.with_suffix(".stderr"), timeout, *args, **options)
         events = []
         for line in report.read_text(encoding="utf-8").splitlines() if report.exists() else []:
             with contextlib.suppress(ValueError):  # a line cut off by a timeout
@@ -181,11 +181,12 @@ def check_chapter(chapter: Path, engine: Path, timeout: float = DEFAULT_TIMEOUT)
     """Run one chapter's checks against the micrograd.py at ``engine``, in a child process;
     a chapter without checks of the engine (``engine_checks``) is not run."""
     chapter, file = chapter.resolve(), engine_for(engine)
-    if not engine_checks(chapter, engine_names(engine=file), file):  # nothing of it to check
+    names = engine_names(engine=file)
+    if not engine_checks(chapter, names, file):  # nothing of it to check
         cells = Chapter.read(chapter).cells
         return ChapterResult(chapter, 0, 0, book_checks=sum(not c.fence.is_engine for c in cells))
-    runs = "optional" if needs_optional(chapter, file) else "without"
-    found = run_in_child(chapter, engine.resolve(), timeout, runs)
+    optional = needs_optional(chapter, file)
+    found = run_in_child(chapter, engine.resolve(), timeout, optional=optional, names=names)
     return chapter_result(chapter, *found, file=file)
 
 
@@ -244,10 +245,8 @@ def diagnosed(
     elif find is not None:
         found = find(first.chapter, first.failure.index, said) or {}
     else:
-        index = str(first.failure.index)
-        events, stopped = run_in_child(
-            first.chapter, engine.resolve(), timeout, index, said, script=DIAGNOSE
-        )
+        asked = (first.chapter, engine.resolve(), timeout, first.failure.index, said)
+        events, stopped = run_in_child(*asked, target=diagnose_here)
         found = next(
             (e for e in events if "fix" in e),
             {"why": f"looking for it {stopped or 'ended without an answer'}"},

@@ -244,9 +244,7 @@ def _builds_otherwise(init: str, arguments: tuple | None, module: types.ModuleTy
     asked = [name.rpartition(".")[2] for name in defined if name.startswith(owner)]
     for method in asked:
         function = getattr(ours, method, None)
-        if method.startswith("_") or not callable(function):
-            continue
-        if function.__code__.co_argcount != 1:
+        if method.startswith("_") or not callable(function) or function.__code__.co_argcount != 1:
             continue
         if _answer(learners, method) != _answer(books, method):
             return True
@@ -322,13 +320,8 @@ def diagnosis(chapter: Path, engine: Path, index: int, said: str = "") -> dict:
     return found
 
 
-def diagnose_here(chapter: str, engine: str, report: str, index: str, said: str = "") -> None:
+def diagnose_here(chapter: Path, engine: Path, report: Path, index: int, said="") -> None:
     """``diagnosis`` in a child process, writing it to ``report`` as one JSON line."""
-    found = diagnosis(Path(chapter), Path(engine), int(index), said)
+    found = diagnosis(chapter, engine, index, said)
     with open(report, "a", encoding="utf-8") as out:
         out.write(json.dumps(found) + "\n")
-
-
-DIAGNOSE = (
-    "import sys; from tools.learn.diagnose import diagnose_here; diagnose_here(*sys.argv[1:])"
-)
