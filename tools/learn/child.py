@@ -1,7 +1,7 @@
 """Running chapters against a learner's engine: in this process (``run_chapter``, the page's
-way), or each in a child process with a time limit, writing an event a JSON line
-(``run_in_child``, ``check``), so that an endless loop costs one chapter its timeout.
-"""
+way), or each in a child process with a time limit, forked from a server that holds the book
+parsed (``_run_child``), writing an event a JSON line (``run_in_child``, ``check``), so that
+an endless loop costs one chapter its timeout."""
 
 import contextlib
 import dataclasses
