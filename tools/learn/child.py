@@ -134,8 +134,8 @@ def _forked(target, errors: Path, *args, **options) -> None:
     if os.name == "posix":
         os.setsid()  # a process group of its own, so that a timeout ends what it started, too
     os.chdir(ROOT)
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-    os.dup2(os.open(errors, os.O_WRONLY), 2)
+    for fd, path in ((0, os.devnull), (1, os.devnull), (2, errors)):  # what it starts, too
+        os.dup2(os.open(path, os.O_RDWR), fd)
     target(*args, **options)
 
 
