@@ -108,6 +108,12 @@ def run(tab, line: int) -> None:
     tab.wait_for_selector("body[data-notebook=idle]", state="attached", timeout=RUN_TIMEOUT)
 
 
+def reaches(tab, line: int, state: str) -> None:
+    """Wait until the Run bar of the fence at ``line`` says ``state`` (Python may start first)."""
+    shown = f'.notebook-bar[data-line="{line}"][data-state={state}]'
+    tab.wait_for_selector(shown, timeout=RUN_TIMEOUT)
+
+
 def states(tab) -> dict[int, str]:
     """Each Run bar's state by fence line: idle, running, ran, failed, not-run, stopped."""
     bars = tab.locator(".notebook-bar:not(.notebook-blocked)").all()
@@ -147,6 +153,15 @@ def next_chapter_to(tab, page: Path) -> None:
     else:
         raise AssertionError(f"no run of next links from {tab.url} reaches {page.name}")
     tab.wait_for_selector(f'body[data-notebook=idle][data-chapter="{chapter}"]', state="attached")
+
+
+def walk_results(region) -> list[str]:
+    """The "x.grad = ..." line in the title of each of chapter 3's three careless walks, in
+    ``region`` (the figure's step-through, drawn by the build or by the reader's code)."""
+    walks = [
+        region.locator(f'[id="03-careless-walk-cluster-cluster_{k}"] > text') for k in range(3)
+    ]
+    return [next(t for t in w.all_text_contents() if t.startswith("x.grad = ")) for w in walks]
 
 
 def requests_for(tab, name: str) -> int:

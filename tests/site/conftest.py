@@ -11,12 +11,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from filelock import FileLock
 
 from tests.helpers import run_text
-from tests.helpers.browser import open_tab
+from tests.helpers.browser import DESKTOP, PHONE, WORKER, open_tab
 from tests.helpers.drive import serve
 from tests.helpers.site import build_small_site, missing
 from tools import ROOT
@@ -119,15 +120,44 @@ def runtime(built_site) -> None:
         missing(reason)
 
 
-@pytest.fixture
-def open_page(browser):
-    """Open a page in a fresh browser context: open_page(url, dark=False, phone=False)."""
-    opened = []
+@pytest.fixture(scope="session")
+def kept_context(browser):
+    """open_page's context for kept=True: its first Python start is kept (a snapshot), later
+    ones restore it (1.5 CPU-s, not 5), and no tab pays a fresh context (1 CPU-s a load)."""
+    keeper = open_tab(browser, "about:blank")
+    yield keeper
+    keeper.context.close()
 
-    def open_(url: str, *, dark: bool = False, phone: bool = False):
-        opened.append(open_tab(browser, url, dark=dark, phone=phone))
-        return opened[-1]
+
+@pytest.fixture
+def open_page(browser, request):
+    """Open a page in a fresh browser context: open_page(url, dark=, phone=, script=), or
+    with kept=True in a new tab of kept_context, its Watch emptied; after the test, what
+    the tab leaves to the next goes: readers' edits (localStorage) and routes."""
+    opened, kept_tabs = [], []
+
+    def open_(url: str, *, dark: bool = False, phone: bool = False, kept=False, script=""):
+        if not kept:  # script: open_tab's
+            opened.append(open_tab(browser, url, dark=dark, phone=phone, script=script))
+            return opened[-1]
+        keeper = request.getfixturevalue("kept_context")
+        kept_tabs.append(tab := keeper.context.new_page())
+        tab.watch = keeper.watch
+        tab.watch.problems.clear()
+        tab.watch.requested.clear()
+        tab.set_viewport_size(PHONE if phone else DESKTOP)
+        tab.emulate_media(color_scheme="dark" if dark else "light")
+        tab.goto(url, wait_until="load")
+        return tab
 
     yield open_
     for tab in opened:
         tab.context.close()
+    for tab in kept_tabs:
+        tab.evaluate("async () => { await window.bookPython?.keeping; }")  # the snapshot
+        origin = "://".join(urlsplit(tab.url)[:2])
+        tab.close()
+        tab.context.unroute(WORKER)  # python_never_comes's
+        cdp = tab.context.new_cdp_session(tab.context.pages[0])  # the keeper
+        cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "local_storage"})
+        cdp.detach()

@@ -3,10 +3,10 @@ Playwright. Served, every page is swept by test_every_page.py; the Run buttons:
 test_run_buttons.py and test_every_fence.py; from disk: test_from_disk.py.
 
 The site is built once (tests/site/conftest.py), and opened in one Chromium for the whole
-session (a fresh context per test). Skipped where `chromium` is not installed (apt-get
-install chromium fonts-liberation), except on CI (CI=true), where that is a failure; the
-same for the site's Python runtime (it needs npm). Playwright drives Debian's chromium; it
-never downloads a browser.
+session (a fresh context per test, or a tab of a kept one: open_page). Skipped where
+`chromium` is not installed (apt-get install chromium fonts-liberation), except on CI
+(CI=true), where that is a failure; the same for the site's Python runtime (it needs
+npm). Playwright drives Debian's chromium; it never downloads a browser.
 """
 
 from tests.helpers.site import PAGES, url_path

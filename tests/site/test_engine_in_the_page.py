@@ -32,7 +32,7 @@ def test_a_class_built_over_three_chapters_runs_in_the_page_as_in_python(open_pa
     """Each chapter of the small site runs with the engine as it stands at its place, and a
     failure in code written in chapter 2 is reported at chapter 2's line, from chapter 3."""
     with serve(small_site) as url:
-        tab = open_page(url + "/02-it-grows.html")
+        tab = open_page(url + "/02-it-grows.html", kept=True)
         run(tab, 4)  # from micrograd import Thing; print(hasattr(Thing, "double"))
         assert printed(tab, 4) == "False\n" and states(tab)[4] == "ran"
         tab.locator("a.md-footer__link--next").click()  # in the same tab, and Python
@@ -69,7 +69,7 @@ def test_chapter_2_in_the_page_fails_and_reruns_its_engine_as_in_python(
     each engine fence run again, unedited and edited, shows what the same runner
     (tools/page/run.py) gives in CPython, namespace and lines alike."""
     old, new = "operand.grad += local * grad", "operand.grad = local * grad"
-    page, tab = chapter_page(open_page, site_url, "02-")
+    page, tab = chapter_page(open_page, site_url, "02-", kept=True)
     failing_line, error, named = expected_failure(page, tmp_path, old, new)
     engine = fence_with(page, old)
     assert engine["engine"]

@@ -16,11 +16,10 @@ restore, as pytest gives them after a plain start. What it costs: one restore, a
 import pytest
 
 from tests.helpers.browser import (
-    DESKTOP,
-    Watch,
     how_python_started,
     kept_start,
     next_chapter_to,
+    open_tab,
     printed,
     requests_for,
     run,
@@ -36,19 +35,14 @@ CHAPTERS = [page for page in PAGES if page_fences(page)["fences"]]
 @pytest.fixture(scope="module")
 def reader(browser, site_url):
     """One tab for all the chapters, and what it did that a clean page must not."""
-    context = browser.new_context(viewport=DESKTOP)
-    context.set_default_timeout(30_000)
-    watch = Watch(context)
-    tab = context.new_page()
-    tab.watch = watch
-    tab.goto(site_url + url_path(CHAPTERS[0]), wait_until="load")
+    tab = open_tab(browser, site_url + url_path(CHAPTERS[0]))
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
     tab.evaluate("window.bookPython.warm()")  # as a reader's reach for a fence does
     assert how_python_started(tab) == "started"
     assert kept_start(tab) is not None, "the browser kept no snapshot of the start"
     tab.reload(wait_until="load")  # the next start restores it
-    yield tab, watch
-    context.close()
+    yield tab, tab.watch
+    tab.context.close()
 
 
 @pytest.fixture

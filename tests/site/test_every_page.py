@@ -5,9 +5,11 @@ turn (one visit a page, since loading one costs about 3 s of CPU).
   size, and what fits its column has nothing to scroll (so no scrollbar, wherever
   scrollbars are classic).
 - It loads without console errors or failed requests, holds each id once and every link
-  within itself leads to one, weighs at most 1.45 MB before the
-  reader reaches for anything, shows its pictures at a real size within the text column,
-  has a Run bar on each python fence, and fits a 390-pixel phone screen.
+  within itself leads to one, weighs at most 1.45 MB before the reader reaches for
+  anything, shows its pictures at a real size within the text column, has a Run bar on
+  each python fence, and fits a 390-pixel phone screen; there (resized), each figure
+  shows one drawing, legible, within the column or scrolling (marked), its key panel and
+  lit node in sight at each step, and no display equation is cut or smaller than code.
 - axe-core finds nothing in it light at 1280 px; on the pages of EVERY_LOOK, also at 390
   px (page.js marks what then scrolls sideways) and dark at 1280 px with the fences'
   editors made (switched with the header's toggle as a reader would, its fences reached
@@ -15,11 +17,10 @@ turn (one visit a page, since loading one costs about 3 s of CPU).
   phone and dark passes would only look at the same CSS again (on a phone, each is checked
   for the one rule that depends on its own content: what scrolls can be focused):
   test_every_look_pages_hold_every_kind_of_element checks, in the built HTML, that those
-  pages hold every kind there is. Any violation fails, with
-  its rule, where and what to fix, except those named in EXCEPTIONS, each with the reason
-  the book cannot fix it. axe-core is pinned and integrity-checked as the page's own npm
-  packages are (tools/site/runtime.py, AXE), but only these tests use it: the site never
-  ships it.
+  pages hold every kind there is. Any violation fails, with its rule, where and what to
+  fix, except those named in EXCEPTIONS, each with the reason the book cannot fix it.
+  axe-core is pinned and integrity-checked as the page's own npm packages are
+  (tools/site/runtime.py, AXE), but only these tests use it: the site never ships it.
 
 Every request must stay on loopback: any other is refused and reported
 (tests/helpers/browser.py).
@@ -35,6 +36,7 @@ import pytest
 
 from tests.helpers.browser import DESKTOP, PHONE, WORKER, assert_clean, open_tab, python_never_comes
 from tests.helpers.site import ENGINE_PAGE, ENGINE_PAGES, PAGES, SITE_PAGES, missing, url_path
+from tools.figures.from_chapters import FIGURES
 from tools.site import runtime
 from tools.site.page_data import page_fences
 
@@ -87,6 +89,76 @@ FONT_JS = """async () => {
           sums: sums.filter(mo => mo.textContent === "\u2211").map(
             mo => mo.getBoundingClientRect().height / parseFloat(getComputedStyle(mo).fontSize))};
 }"""
+
+
+# Each drawing shown (a figure's, or the one drawn for a phone: tools/site/figures.py).
+FIGURES_JS = """
+[...document.querySelectorAll("article p > :is(svg.picture, svg.picture-narrow)")]
+  .filter(svg => svg.checkVisibility()).map(svg => {
+  const box = svg.getBoundingClientRect(), holder = svg.parentElement;
+  const column = svg.closest("article").getBoundingClientRect();
+  const probe = document.createElement("div");
+  probe.style.width = getComputedStyle(svg).getPropertyValue("--picture-width");
+  document.body.append(probe);
+  const drawn = probe.getBoundingClientRect().width;
+  probe.remove();
+  return {label: svg.getAttribute("aria-label").slice(0, 40), width: box.width, drawn,
+          name: svg.dataset.figure || svg.dataset.narrow,
+          within: box.left >= column.left - 1 && box.right <= column.right + 1,
+          scrolls: getComputedStyle(holder).overflowX === "auto"
+                   && holder.getBoundingClientRect().right <= column.right + 1,
+          marked: holder.dataset.scrolls === "yes" && holder.tabIndex === 0
+                  && holder.nextElementSibling.matches(".scroll-sign")};
+})
+"""
+
+# Whether the panel that figure `name`'s caption is about (`key`, a DOT cluster; null:
+# the whole drawing) is all on the screen, once scrolled to, in the drawing shown: "" if
+# it is, else where it is. With `step`, the figure is stepped from its start to its end
+# with the keys (as steps.js takes them) and, at each step, the lit node of that panel's
+# track must be on the screen: the steps where it is not.
+KEY_JS = """
+([name, key, step]) => {
+  const svg = [...document.querySelectorAll("article p > svg")]
+    .find(svg => [svg.dataset.figure, svg.dataset.narrow].includes(name) && svg.checkVisibility());
+  const find = (id) => svg.querySelector(`[id="${id}"], [data-id="${id}"]`);
+  const off = (element) => {
+    const r = element.getBoundingClientRect();
+    const on = r.left >= -1 && r.right <= innerWidth + 1
+               && r.top >= -1 && r.bottom <= innerHeight + 1;
+    return on ? "" : `off the screen at ${[r.left, r.top, r.right, r.bottom].map(Math.round)}`;
+  };
+  if (!step) {
+    const panel = key === null ? svg : find(`${name}-cluster-cluster_${key}`);
+    panel.scrollIntoView({ block: "nearest" });
+    return off(panel);
+  }
+  const region = document.querySelector(`.steps[data-figure="${name}"]`);
+  const press = (key) => region.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
+  const data = bookSteps.data(name), missed = [];
+  press("Home");
+  for (let at = 0; at <= data.steps; at++, press("ArrowRight")) {
+    const [lit] = data.positions[at].tracks[data.key ?? 0].active;
+    const where = lit === undefined ? "" : off(find(lit));  // none lit: that walk is done
+    if (where) missed.push(`step ${at}: ${lit} ${where}`);
+  }
+  return missed.join("; ");
+}
+"""
+
+# Each display equation: whether any of it is hidden (outside its box) without being a
+# marked scroller, and whether it is set at least as large as code (page.js may shrink it).
+EQUATIONS_JS = """
+[...document.querySelectorAll("article div.arithmatex")].map(div => {
+  const math = div.querySelector("math").getBoundingClientRect(), box = div.getBoundingClientRect();
+  const hidden = math.right > Math.min(box.right, innerWidth) + 1 || math.left < box.left - 1;
+  const marked = div.dataset.scrolls === "yes" && div.tabIndex === 0;
+  const size = parseFloat(getComputedStyle(div.querySelector("math")).fontSize);
+  const text = parseFloat(getComputedStyle(div.closest("article")).fontSize);
+  return {tex: div.querySelector("annotation").textContent.slice(0, 50),
+          cut: hidden && !marked, legible: size >= 0.85 * text};  // Material's code: 0.85em
+})
+"""
 
 
 # The pages axe also sees on a phone and dark: together they hold every kind of element
@@ -207,13 +279,23 @@ def make_editors(tab) -> None:
 
 
 @pytest.fixture(scope="module", params=SITE_PAGES, ids=[page.name for page in SITE_PAGES])
-def visit(request, browser, site_url):
-    """(page, tab): the page opened once for the tests below, which pytest runs one page
-    at a time, in the order they are written."""
-    tab = open_tab(browser, site_url + url_path(request.param))
+def visit(request, browser, site_url, kept_context):
+    """(page, tab): the page opened once for the tests below, which pytest runs one page at
+    a time, in the order they are written: the pages axe sees light only in turn in the tab
+    of kept_context (a fresh context doubles a load's CPU; its routes keep the HTTP cache
+    off), a page of EVERY_LOOK (made dark, its worker routed) in a context of its own."""
+    url = site_url + url_path(request.param)
+    tab = open_tab(browser, url) if request.param in EVERY_LOOK else kept_context
+    if tab is kept_context:
+        tab.goto("about:blank")  # what the page before still loads is let go, then forgotten
+        tab.watch.problems.clear()
+        tab.watch.requested.clear()
+        tab.set_viewport_size(DESKTOP)  # the tests below leave it on a phone
+        tab.goto(url, wait_until="load")
     tab.wait_for_load_state("networkidle")
     yield request.param, tab
-    tab.context.close()
+    if tab is not kept_context:
+        tab.context.close()
 
 
 def test_display_math_is_set_in_the_math_font_and_what_fits_has_nothing_to_scroll(visit):
@@ -282,6 +364,48 @@ def test_page_loads_cleanly_and_fits_a_phone_screen(visit, site_url, built_site)
         "(a formula, a table, a picture) needs to scroll inside its own box"
     )
     assert_clean(tab, page.name)
+
+
+def figures_of(built_site, page: Path) -> list[str]:
+    html = (built_site / url_path(page).lstrip("/")).read_text(encoding="utf-8")
+    return re.findall(r'<svg [^>]*?data-figure="([^"]+)"', html)  # not the phone's drawings
+
+
+def test_the_pages_hold_figures_and_stepped_ones_for_the_phone_check(built_site):
+    seen = [name for page in SITE_PAGES for name in figures_of(built_site, page)]
+    stepped = [name for name in seen if FIGURES[name].steps]
+    assert len(seen) >= 10 and len(stepped) >= 4, f"too few for the phone check: {seen}"
+
+
+def test_on_a_phone_figures_make_their_point_and_no_equation_is_cut(visit, built_site):
+    """The visit's tab, resized: a phone-sized tab (open_tab's ``phone``) differs in its
+    viewport alone, and the media queries and page.js lay it out as on a load."""
+    page, tab = visit
+    tab.set_viewport_size(PHONE)
+    tab.wait_for_timeout(200)  # page.js marks what scrolls sideways 100 ms after a resize
+    tab.evaluate("document.fonts.ready.then(() => new Promise(requestAnimationFrame))")
+    figures = tab.evaluate(FIGURES_JS)
+    shown, held = sorted(f["name"] for f in figures), sorted(figures_of(built_site, page))
+    assert shown == held, f"{page.name}: figures {held}, drawings shown on the phone {shown}"
+    for figure in figures:
+        where = f"{page.name}, the figure {figure['label']!r}"
+        assert figure["within"] or figure["scrolls"], f"{where} sticks out: {figure}"
+        assert figure["within"] or figure["marked"], f"{where} scrolls unmarked: {figure}"
+        assert figure["drawn"] > 0, f"{where} has no --picture-width (tools/site/figures.py)"
+        assert figure["width"] <= figure["drawn"] + 1, f"{where} is blown up: {figure}"
+        legible = min(figure["drawn"] * 0.55, PHONE["width"])
+        assert figure["width"] >= legible - 1, f"{where} is shrunk illegibly: {figure}"
+        key = FIGURES[figure["name"]].key
+        if key is not None or figure["within"]:  # else: the whole figure, scrolling
+            missed = tab.evaluate(KEY_JS, [figure["name"], key, False])
+            assert not missed, f"{where}: the panel its caption is about is {missed}"
+        if FIGURES[figure["name"]].steps:
+            missed = tab.evaluate(KEY_JS, [figure["name"], key, True])
+            assert not missed, f"{where}, stepped: the lit node is not in sight: {missed}"
+    for equation in tab.evaluate(EQUATIONS_JS):
+        assert not equation["cut"], f"{page.name}: ${equation['tex']}...$ is cut"
+        assert equation["legible"], f"{page.name}: ${equation['tex']}...$ is shrunk illegibly"
+    assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], page.name
 
 
 def test_page_passes_axe_light_and_on_every_look_page_dark_and_on_a_phone(visit, axe_source):

@@ -9,7 +9,7 @@ tests that need Python: it starts once (and again once, for the learner's engine
 
 import pytest
 
-from tests.helpers.browser import DESKTOP, PHONE, Watch, fence_with, one_python, requests_for
+from tests.helpers.browser import DESKTOP, PHONE, fence_with, one_python, open_tab, requests_for
 from tests.helpers.drive import bar, code
 from tests.helpers.site import url_path
 from tests.test_lab import LAB_PAGE, STEPS, book, run_with  # noqa: F401 (book: the chapter's)
@@ -24,16 +24,12 @@ FRAME = "window.bookLab.frame"
 @pytest.fixture(scope="module")
 def tab(browser, site_url):
     """The chapter's page, in one tab for the module; after it, nothing left loopback."""
-    context = browser.new_context(viewport=DESKTOP)
-    context.set_default_timeout(120_000)
-    watch = Watch(context)
-    page = context.new_page()
-    page.watch = watch
-    page.goto(site_url + url_path(LAB_PAGE), wait_until="load")
+    page = open_tab(browser, site_url + url_path(LAB_PAGE))
+    page.context.set_default_timeout(120_000)
     page.wait_for_selector(".lab[data-state=idle]")
     yield page
-    assert not watch.problems, watch.problems
-    context.close()
+    assert not page.watch.problems, page.watch.problems
+    page.context.close()
 
 
 def frame(tab) -> dict:

@@ -14,6 +14,7 @@ from tests.helpers.browser import (
     fence_with,
     printed,
     run,
+    walk_results,
 )
 from tests.helpers.drive import bar, code
 from tools.page.live import MAX_NODES
@@ -24,20 +25,6 @@ DIAMOND = "def diamond(x_value=3.0):"
 FIGURE = '.steps[data-figure="03-careless-walk"]'
 
 
-def walk_results(tab) -> list[str]:
-    """The "x.grad = ..." line in the title of each of the figure's three walks."""
-    return [
-        next(
-            text
-            for text in tab.locator(
-                f'{FIGURE} [id="03-careless-walk-cluster-cluster_{k}"] > text'
-            ).all_text_contents()
-            if text.startswith("x.grad = ")
-        )
-        for k in range(3)
-    ]
-
-
 def test_x_at_2_in_chapter_3_redraws_the_walks_and_their_steps_end_at_20(open_page, site_url):
     page, tab = chapter_page(open_page, site_url, "03-")
     fence = fence_with(page, DIAMOND)
@@ -45,19 +32,18 @@ def test_x_at_2_in_chapter_3_redraws_the_walks_and_their_steps_end_at_20(open_pa
     run(tab, fence["line"])
     figure = tab.locator(f"{FIGURE} svg[data-live=yes]")
     figure.wait_for()
-    note = tab.locator(f"{FIGURE} .notebook-figure-note")
+    region, note = tab.locator(FIGURE), tab.locator(f"{FIGURE} .notebook-figure-note")
     assert note.text_content().startswith("Drawn again from the code you ran on this page")
-    assert walk_results(tab) == ["x.grad = 8", "x.grad = 12", "x.grad = 20"]  # as drawn
+    assert walk_results(region) == ["x.grad = 8", "x.grad = 12", "x.grad = 20"]  # as drawn
     phone = tab.locator(f"{FIGURE} svg.picture-narrow")  # the book's, for a phone: not shown
     assert phone.get_attribute("hidden") is not None
-    region = tab.locator(FIGURE)
     caption = region.locator(".steps-caption").text_content()
     assert "recorded from the code you ran on this page" in caption
     region.locator(".steps-start").click()
-    assert walk_results(tab) == ["x.grad = 0"] * 3
+    assert walk_results(region) == ["x.grad = 0"] * 3
     region.focus()
     tab.keyboard.press("End")
-    assert walk_results(tab) == ["x.grad = 8", "x.grad = 12", "x.grad = 20"]
+    assert walk_results(region) == ["x.grad = 8", "x.grad = 12", "x.grad = 20"]
     said = region.locator(".steps-line").all_text_contents()
     assert said[0] == "Step 5 of 5:" and said[-1].endswith("Done: x.grad = 20.")
 
@@ -67,7 +53,7 @@ def test_x_at_2_in_chapter_3_redraws_the_walks_and_their_steps_end_at_20(open_pa
     tab.locator(f"{FIGURE} svg[data-live=yes]").wait_for(state="detached")
     assert note.is_hidden() and phone.get_attribute("hidden") is None
     region.locator(".steps-end").click()
-    assert walk_results(tab) == ["x.grad = 12", "x.grad = 18", "x.grad = 30"]
+    assert walk_results(region) == ["x.grad = 12", "x.grad = 18", "x.grad = 30"]
     assert_loaded_locally(tab)
     assert_clean(tab, "chapter 3's figure drawn again")
 
@@ -75,7 +61,7 @@ def test_x_at_2_in_chapter_3_redraws_the_walks_and_their_steps_end_at_20(open_pa
 def test_a_fence_that_prints_graph_dot_in_chapter_8_gets_its_graph_drawn_unless_too_big(
     open_page, site_url
 ):
-    page, tab = chapter_page(open_page, site_url, "08-", dark=True, phone=True)
+    page, tab = chapter_page(open_page, site_url, "08-", dark=True, phone=True, kept=True)
     fence = fence_with(page, "dot_text = graph_dot(L, names)")
     run(tab, fence["line"])
     drawn = bar(tab, fence["line"]).locator(

@@ -1,9 +1,9 @@
 """The Run buttons in Chromium: a late fence runs those above it, output under its block,
 Python started once, a rerun marks the fences below stale, Stop ends a runaway loop, deep
-graphs are freed (the engine itself: test_engine_in_the_page.py).
-
-Python runs in the page (Pyodide, from the site itself: tools/site/runtime.py); each test
-starts it once. test_every_fence.py runs every chapter's fences in the page.
+graphs are freed (the engine itself: test_engine_in_the_page.py; every chapter's fences:
+test_every_fence.py). Python runs in the page (Pyodide, from the site: tools/site/runtime.py),
+started once a test: in a fresh context where a first start is tested, else in kept_context
+(a restore: the Run bars behave the same).
 """
 
 import re
@@ -28,6 +28,7 @@ from tests.helpers.browser import (
     printed,
     python_never_comes,
     python_workers,
+    reaches,
     requests_for,
     run,
     states,
@@ -74,8 +75,7 @@ def test_a_late_fence_runs_the_fences_above_it_first_and_one_start_serves_the_ne
     editor = code(tab, late["line"])
     editor.fill(late["code"] + "print(x.grad, a.grad)\n")
     editor.press("Shift+Enter")  # runs the fence, as its Run button does
-    ran = f'.notebook-bar[data-line="{late["line"]}"][data-state=ran]'
-    tab.wait_for_selector(ran, timeout=RUN_TIMEOUT)
+    reaches(tab, late["line"], "ran")
 
     found = states(tab)
     above = [line for line in found if line < late["line"]]
@@ -112,7 +112,7 @@ def test_output_shows_once_marked_same_or_in_place_of_the_books(open_page, small
     # "</script>" (which must not end the page's fence data early), with its ```output
     # block, and one that imports torch (which the page cannot run).
     with serve(small_site) as url:
-        tab = open_page(url + "/01-a-chapter.html")
+        tab = open_page(url + "/01-a-chapter.html", kept=True)
         tab.wait_for_selector("body[data-notebook=idle]", state="attached")
         line = 9  # print("</script> stays inside the data"), then its ```output block
         run(tab, line)
@@ -149,16 +149,14 @@ def test_output_shows_once_marked_same_or_in_place_of_the_books(open_page, small
 def test_python_starts_when_the_reader_reaches_for_a_fence_and_the_running_one_says_so(
     open_page, site_url
 ):
-    page, tab = chapter_page(open_page, site_url, "03-")
+    page, tab = chapter_page(open_page, site_url, "03-", kept=True)
     first, _, third = [line for line in sorted(states(tab)) if bar(tab, line).is_visible()][:3]
     assert python_workers(tab) == []  # a reader who only reads loads no Python
     with tab.expect_worker(lambda worker: worker.url.endswith(WORKER_PATH)):
         bar(tab, first).hover()  # reaching for a fence's controls starts it
     code(tab, first).fill("while True:  # runs until stopped\n    pass\n")
     bar(tab, third).locator(".notebook-run").click()
-    tab.wait_for_selector(
-        f'.notebook-bar[data-line="{first}"][data-state=running]', timeout=RUN_TIMEOUT
-    )
+    reaches(tab, first, "running")
     said = bar(tab, first).locator(".notebook-status").text_content()
     runs = len([line for line in states(tab) if line <= third])  # folded ones too
     assert runs >= 3 and said == f"running fence 1 of {runs}…", said
@@ -178,7 +176,7 @@ def test_a_chapter_left_is_let_go_and_the_editor_is_made_once_a_tab(open_page, s
     # Material's instant navigation runs a page's scripts again on each page it swaps in,
     # and never removes its media-query listeners: the tab kept a CodeMirror per chapter
     # page shown, and every page left whole (benchmarks/page.py measures the memory).
-    page, tab = chapter_page(open_page, site_url, "03-")
+    page, tab = chapter_page(open_page, site_url, "03-", kept=True)
     python_never_comes(tab)  # the reach starts it: nothing here runs
     code(tab, page_fences(page)["fences"][0]["line"]).wait_for()  # the editor is loaded now
     tab.evaluate(
@@ -196,7 +194,7 @@ def test_a_chapter_left_is_let_go_and_the_editor_is_made_once_a_tab(open_page, s
 
 @pytest.mark.usefixtures("runtime")
 def test_an_edit_reruns_only_its_fence_and_marks_the_ones_below_stale(open_page, site_url):
-    page, tab = chapter_page(open_page, site_url, "01-")
+    page, tab = chapter_page(open_page, site_url, "01-", kept=True)
     first, second, third = [line for line in sorted(states(tab)) if bar(tab, line).is_visible()][:3]
     run(tab, third)  # the fences above run first
     assert [states(tab)[line] for line in (first, second, third)] == ["ran"] * 3
@@ -227,14 +225,12 @@ def test_an_edit_reruns_only_its_fence_and_marks_the_ones_below_stale(open_page,
 
 @pytest.mark.usefixtures("runtime")
 def test_stop_a_runaway_loop_on_a_phone_in_the_dark(open_page, site_url):
-    page, tab = chapter_page(open_page, site_url, "01-", dark=True, phone=True)
+    page, tab = chapter_page(open_page, site_url, "01-", dark=True, phone=True, kept=True)
     assert tab.evaluate("document.body.dataset.mdColorScheme") == "slate"
     first, second = sorted(states(tab))[:2]
     code(tab, second).fill("while True:\n    pass\n")
     bar(tab, second).locator(".notebook-run").click()
-    tab.wait_for_selector(
-        f'.notebook-bar[data-line="{second}"][data-state=running]', timeout=RUN_TIMEOUT
-    )
+    reaches(tab, second, "running")
     assert tab.evaluate("1 + 1") == 2  # the page answers: Python runs in a worker
     stop = bar(tab, second).locator(".notebook-stop")
     assert stop.is_visible() and box_fits(stop, PHONE["width"])
@@ -265,7 +261,7 @@ PLACED = """e => { const [r, p] = [e, e.parentElement].map((n) => n.getBoundingC
 
 @pytest.mark.usefixtures("runtime")
 def test_tab_passes_through_an_editor_and_a_readers_edit_outlives_a_reload(open_page, site_url):
-    page, tab = chapter_page(open_page, site_url, "01-")
+    page, tab = chapter_page(open_page, site_url, "01-", kept=True)
     python_never_comes(tab)  # the reach starts it: nothing here runs
     tab.wait_for_load_state("networkidle")
     assert requests_for(tab, "editor.js") == 0, "the editor loaded before any sign of intent"
@@ -340,9 +336,7 @@ def test_run_all_shows_progress_and_stops_restart_and_leaving_the_page_are_said(
 
     code(tab, first).fill("while True:  # runs until stopped\n    pass\n")
     tab.locator(".notebook-run-all").click()
-    tab.wait_for_selector(
-        f'.notebook-bar[data-line="{first}"][data-state=running]', timeout=RUN_TIMEOUT
-    )
+    reaches(tab, first, "running")
     tools = tab.locator(".notebook-tools")
     status = tools.locator(".notebook-status").text_content()
     assert re.fullmatch(r"Run all: running fence 1 of \d+…", status), status
@@ -355,9 +349,7 @@ def test_run_all_shows_progress_and_stops_restart_and_leaving_the_page_are_said(
 
     third = [line for line in sorted(states(tab)) if bar(tab, line).is_visible()][2]
     bar(tab, third).locator(".notebook-run").click()
-    tab.wait_for_selector(
-        f'.notebook-bar[data-line="{first}"][data-state=running]', timeout=RUN_TIMEOUT
-    )
+    reaches(tab, first, "running")
     [next_page] = [p for p in PAGES if p.name.startswith("04-")]
     next_chapter_to(tab, next_page)  # leaving while the fence runs: the next page says so
     notice = tab.locator("article .notebook-notice")
