@@ -45,9 +45,3 @@ def on_serve(server, config, builder):  # serve watches docs/, not the tree made
 def on_shutdown():
     if _book["tree"] is not None:
         shutil.rmtree(_book["tree"], ignore_errors=True)
-
-
-def on_template_context(context, template_name, config, **_):
-    if template_name == "404.html":  # mkdocs gives it site_url's path: "." works from disk
-        context["base_url"] = "."
-    return context
