@@ -10,6 +10,7 @@ import multiprocessing
 import os
 import signal
 import tempfile
+import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,6 +26,7 @@ from tools.notebook import EngineImportError, Notebook, OutputMismatchError
 from tools.page.kernel import describe
 
 DEFAULT_TIMEOUT = 120.0  # seconds per chapter: many times what the slowest one needs
+_ONE = threading.Lock()  # a child's exit code is read from a pipe: by one thread, else 255
 
 
 def _event_of_failure(error: BaseException, book: Notebook, engine: Path, index: int) -> dict:
@@ -140,17 +142,21 @@ def _forked(target, errors: Path, *args, **options) -> None:
 
 
 def _run_child(target, errors: Path, timeout: float, *args, **options) -> str | None:
-    """``target(*args, **options)`` in a child process, in ROOT (where the tests run the
-    chapters), its output to nowhere (fences capture their own printing), errors to
-    ``errors``: on POSIX forked from a server that has learner mode imported and the book
-    parsed (tools/learn/preload.py), else a new Python. None if it ended well, else why not."""
+    """``target(*args, **options)`` in a child process, in ROOT, output to nowhere, errors to
+    ``errors``: on POSIX forked from a server holding learner mode and the parsed book
+    (tools/learn/preload.py), else a new Python. None if it ended well, else why not."""
+    from multiprocessing.connection import wait  # not where the page runs this file
+
     processes = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
     processes.set_forkserver_preload(["tools.learn.preload"])
     child = processes.Process(target=_forked, args=(target, errors, *args), kwargs=options)
     errors.touch()
-    child.start()
-    child.join(timeout)
-    if (code := child.exitcode) is None:  # timed out: end it, and on POSIX what it started
+    with _ONE:  # a start polls the children other threads started: each reads its end once
+        child.start()
+    wait([child.sentinel], timeout)
+    with _ONE:
+        code = child.exitcode
+    if code is None:  # timed out: end it, and on POSIX what it started
         with contextlib.suppress(AttributeError, ProcessLookupError):
             os.killpg(child.pid, signal.SIGKILL)
         child.kill()
