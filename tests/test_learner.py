@@ -31,7 +31,7 @@ from tools.learn.counted import engine_checks, engine_names, needs_optional
 from tools.learn.hints import book_hints, section_linked
 from tools.learn.places import book_definitions, chapters_named, heading_above
 from tools.learn.skeleton import DEFAULT_PATH, SkeletonExistsError, write_skeleton
-from tools.learn.table import ChapterResult, Failure, progress_table
+from tools.learn.table import ChapterResult, Failure, chapter_result, progress_table
 from tools.learner import main
 from tools.notebook import Notebook
 from tools.tangle import defined
@@ -464,6 +464,10 @@ def test_a_crash_and_an_engine_that_does_not_import_are_reported(tmp_path):
     broken.write_text("class Value:\n    def __init__(self data):\n        pass\n")
     (crashed,) = check(crash, [VALUE_CHAPTER])
     assert "stopped (exit code 3)" in crashed.failure.message
+    cells = Chapter.read(VALUE_CHAPTER).cells  # every check ended, then the process failed
+    ran = [{"passed": i} for i, cell in enumerate(cells) if not cell.fence.is_engine]
+    late = chapter_result(VALUE_CHAPTER.resolve(), ran, "stopped (exit code 9)").failure
+    assert (late.line, late.message) == (cells[ran[-1]["passed"]].opening, "stopped (exit code 9)")
     (unimportable,) = check(broken, [VALUE_CHAPTER])
     table = progress_table([unimportable], "broken/micrograd.py")
     assert table.startswith("No check could run: "), table

@@ -69,7 +69,7 @@ def chapter_result(
     ended = set().union(*done.values(), lacking)
     if stopped is not None or not set(every) <= ended:
         started = [e["start"] for e in events if "start" in e and e["start"] not in ended]
-        at = started[-1] if started else next(i for i in every if i not in ended)
+        at = started[-1] if started else next((i for i in every if i not in ended), every[-1])
         why = stopped or "the chapter stopped early"
         failures.setdefault(at, Failure(book[at].opening, why, kind="stopped"))
         ended.add(at)
