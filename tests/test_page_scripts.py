@@ -43,17 +43,27 @@ def served(tmp_path_factory):
         yield folder, url
 
 
+@pytest.fixture(scope="module")
+def keeper(browser):
+    """One context for the module's tabs: a fresh one a tab doubles its CPU."""
+    tab = open_tab(browser, "about:blank")
+    yield tab
+    tab.context.close()
+
+
 @pytest.fixture
-def opened(browser, served):
+def opened(keeper, served):
     """Opens a session's fixture page, with its edits kept in the browser as a reader's
-    are; each closed after the test, which fails if the page had a problem it left there."""
-    tabs = []
+    are; each closed after the test, which fails if the page had a problem it left there.
+    What the test's pages stored (edits, a kept start) goes with them."""
+    tabs, problems = [], keeper.watch.problems
 
     def open_(session: Session):
         key = f"literate-micrograd:edits:{session.page['chapter']}"
         kept = {session.page["names"][i]: code for i, code in session.edits.items()}
-        tabs.append(open_tab(browser, "about:blank"))
-        tabs[-1].context.add_init_script(
+        tabs.append(keeper.context.new_page())
+        tabs[-1].watch = keeper.watch
+        tabs[-1].add_init_script(
             f"localStorage.setItem({json.dumps(key)}, {json.dumps(json.dumps(kept))})"
         )
         tabs[-1].goto(f"{served[1]}/{session.folder.name}/page.html", wait_until="load")
@@ -61,8 +71,12 @@ def opened(browser, served):
 
     yield open_
     for tab in tabs:
-        tab.context.close()
-        assert not tab.watch.problems, tab.watch.problems
+        tab.close()
+    cdp = keeper.context.new_cdp_session(keeper)
+    cdp.send("Storage.clearDataForOrigin", {"origin": served[1], "storageTypes": "all"})
+    cdp.detach()
+    left, problems[:] = list(problems), []
+    assert not left, left
 
 
 def click_and_wait(tab, button) -> None:

@@ -41,6 +41,10 @@ def webkit():
     options.binary_location = str(browsers[-1])
     options.add_argument("--automation")
     display = {**os.environ, "DISPLAY": ":" + xvfb.stdout.readline().decode().strip()}
+    # JavaScriptCore's optimizing WebAssembly tier (OMG) off: compiling Python's hot code with
+    # it cost more CPU than it saved in these short runs (a start and a restore: 32 CPU-s with
+    # it, 19 without). What the page does is the same in either tier.
+    display["JSC_useOMGJIT"] = "false"
     try:
         browser = WebKitGTK(options=options, service=WebKitGTKService(driver, env=display))
         browser.set_script_timeout(WAIT)
