@@ -6,6 +6,7 @@ from itertools import chain, zip_longest
 import pytest
 
 from tests.helpers.book import make_book
+from tests.helpers.browser import CHROMIUM
 from tests.helpers.site import missing
 
 
@@ -36,7 +37,9 @@ def book(tmp_path):
 @pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium, once a test process: Playwright's sync API allows one at a time, so
-    every test that drives a browser (tests/site/, tests/test_page_scripts.py) shares it."""
+    every test that drives a browser (tests/site/, tests/test_page_scripts.py) shares it.
+    Its proxy, which does not exist, refuses each request to another host before it leaves
+    (the loopback goes direct), and Watch (tests/helpers/browser.py) reports it."""
     executable = shutil.which("chromium")
     if executable is None:
         reason = "Debian's chromium is not installed (apt-get install chromium fonts-liberation)"
@@ -44,6 +47,6 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM)
         yield chromium
         chromium.close()

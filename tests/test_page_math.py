@@ -40,6 +40,7 @@ def test_an_equation_near_or_a_little_past_the_column_is_set_smaller_not_scrolle
     )
     (page / "page.html").write_text(
         "<!doctype html><html lang=en><head><meta charset=utf-8><title>math</title>"
+        "<link rel=icon href=data:,>"  # no favicon.ico asked for
         '<link rel="stylesheet" href="math.css"><style>body { margin: 0; font-size: 16px; }'
         "article { width: 500px; } math { font-family: serif; }</style></head>"
         f'<body><article class="md-typeset">{equations}</article>'

@@ -30,15 +30,18 @@ DESKTOP = {"width": 1280, "height": 900}
 RUN_TIMEOUT = 300_000  # ms: loading Python, then running a whole chapter, on a busy machine
 
 
+CHROMIUM = ["--no-sandbox", "--proxy-server=http://127.0.0.1:9"]  # tests/conftest.py's browser
+
+
 class Watch:
     """Everything a browser context does that a clean page must not: errors, failed
-    requests, and requests to other hosts (refused before they leave)."""
+    requests, and requests to other hosts (refused before they leave: CHROMIUM's proxy).
+    It routes nothing: Playwright keeps no HTTP cache for a page that routes requests."""
 
     def __init__(self, context):
         self.problems: list[str] = []
         self.requested: list[str] = []
-        context.route(lambda url: not self.local(url), self.refuse)
-        context.on("request", lambda request: self.requested.append(request.url))
+        context.on("request", self.request)
         context.on("requestfailed", self.failed)
         context.on("response", self.response)
         context.on("console", self.console)
@@ -49,9 +52,10 @@ class Watch:
         parts = urlsplit(url)
         return parts.scheme in ("data", "blob", "about", "file") or parts.hostname in LOOPBACK
 
-    def refuse(self, route):
-        self.problems.append(f"request to another host: {route.request.url}")
-        route.abort()
+    def request(self, request):
+        self.requested.append(request.url)
+        if not self.local(request.url):
+            self.problems.append(f"request to another host: {request.url}")
 
     def failed(self, request):
         if self.local(request.url):

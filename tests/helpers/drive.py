@@ -16,6 +16,10 @@ class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def end_headers(self):  # a browser may keep a file, but asks each time if it is still so
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
 
 class _QuietServer(ThreadingHTTPServer):
     def handle_error(self, request, client_address):

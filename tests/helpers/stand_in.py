@@ -125,7 +125,8 @@ def fixture_page(chapter: Chapter, page: dict, more: str = "") -> str:
     editor = {"script": "editor.js", "style": "editor.css"}
     scripts = ["page/page.js", "notebook/protocol.js", *(f"notebook/{n}" for n in NOTEBOOK_SCRIPTS)]
     return (
-        "<!doctype html><html lang=en><head><meta charset=utf-8><title>fixture</title></head>"
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>fixture</title>"
+        "<link rel=icon href=data:,></head>"  # no favicon.ico asked for
         f"<body><article><h1>{html.escape(chapter.title)}</h1>{''.join(blocks)}{more}</article>"
         f"{element(page, id='notebook-fences')}{element(editor, id='code-editor')}"
         f"{element(start_data(False, 'fixture'), id='python-start')}"

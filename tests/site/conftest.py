@@ -8,6 +8,7 @@ Python), not in the Python that runs pytest, so .ci/run leaves them out on the o
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 from filelock import FileLock
 
 from tests.helpers import run_text
-from tests.helpers.browser import DESKTOP, PHONE, WORKER, open_tab
+from tests.helpers.browser import CHROMIUM, DESKTOP, PHONE, WORKER, Watch
 from tests.helpers.drive import serve
 from tests.helpers.site import build_small_site, missing
 from tools import ROOT
@@ -121,43 +122,58 @@ def runtime(built_site) -> None:
 
 
 @pytest.fixture(scope="session")
-def kept_context(browser):
-    """open_page's context for kept=True: its first Python start is kept (a snapshot), later
-    ones restore it (1.5 CPU-s, not 5), and no tab pays a fresh context (1 CPU-s a load)."""
-    keeper = open_tab(browser, "about:blank")
+def kept_context(browser, tmp_path_factory):
+    """open_page's tabs: one Chromium profile a test process, whose HTTP cache, and with it
+    V8's code cache of Pyodide's wasm and the page's scripts, outlives a test: a test's first
+    visit costs what a reader's second does (a Python start 2.5 CPU-s less, a load 0.8).
+    Its keeper tab (the first) has the Watch, and ``origins``: those its tabs have asked."""
+    profile = browser.browser_type.launch_persistent_context(
+        tmp_path_factory.mktemp("profile"), executable_path=shutil.which("chromium"), args=CHROMIUM
+    )
+    keeper, keeper.origins = profile.pages[0], {"file://"}
+    keeper.watch = Watch(profile)
+    profile.on("request", lambda r: keeper.origins.add("://".join(urlsplit(r.url)[:2])))
     yield keeper
-    keeper.context.close()
+    profile.close()
+
+
+def clear(keeper, origins, what: str) -> None:
+    cdp = keeper.context.new_cdp_session(keeper)
+    for origin in origins:
+        cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": what})
+    cdp.detach()
 
 
 @pytest.fixture
-def open_page(browser, request):
-    """Open a page in a fresh browser context: open_page(url, dark=, phone=, script=), or
-    with kept=True in a new tab of kept_context, its Watch emptied; after the test, what
-    the tab leaves to the next goes: readers' edits (localStorage) and routes."""
-    opened, kept_tabs = [], []
+def open_page(browser, request):  # browser: what marks a test "browser"
+    """Open a page in a tab of kept_context: open_page(url, dark=, phone=, script=), its
+    Watch emptied. With kept=True, the tab finds the Python start the tabs before it kept
+    (a restore: 1.5 CPU-s, not 5); else every origin's storage is cleared first, as a fresh
+    context has it, so open it before any other of the test. After the test, what the tab
+    leaves to the next goes: readers' edits (localStorage) and routes."""
+    tabs, keeper = [], request.getfixturevalue("kept_context")
 
     def open_(url: str, *, dark: bool = False, phone: bool = False, kept=False, script=""):
-        if not kept:  # script: open_tab's
-            opened.append(open_tab(browser, url, dark=dark, phone=phone, script=script))
-            return opened[-1]
-        keeper = request.getfixturevalue("kept_context")
-        kept_tabs.append(tab := keeper.context.new_page())
+        if not kept:
+            assert all(tab.is_closed() for tab in tabs), "a fresh tab clears the others' storage"
+            clear(keeper, keeper.origins, "all")
+        tabs.append(tab := keeper.context.new_page())
         tab.watch = keeper.watch
         tab.watch.problems.clear()
         tab.watch.requested.clear()
         tab.set_viewport_size(PHONE if phone else DESKTOP)
         tab.emulate_media(color_scheme="dark" if dark else "light")
+        if script:
+            tab.add_init_script(script)
         tab.goto(url, wait_until="load")
         return tab
 
     yield open_
-    for tab in opened:
-        tab.context.close()
-    for tab in kept_tabs:
-        tab.evaluate("async () => { await window.bookPython?.keeping; }")  # the snapshot
-        origin = "://".join(urlsplit(tab.url)[:2])
-        tab.close()
-        tab.context.unroute(WORKER)  # python_never_comes's
-        cdp = tab.context.new_cdp_session(tab.context.pages[0])  # the keeper
-        cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "local_storage"})
-        cdp.detach()
+    for tab in tabs:
+        if not tab.is_closed():
+            tab.evaluate("async () => { await window.bookPython?.keeping; }")  # the snapshot
+            clock = "tab.clock is every later tab's: install it in open_tab(browser, url)'s"
+            assert not tab.evaluate("'__pwClock' in window"), clock
+            tab.close()
+    keeper.context.unroute(WORKER)  # python_never_comes's
+    clear(keeper, {"://".join(urlsplit(tab.url)[:2]) for tab in tabs}, "local_storage")

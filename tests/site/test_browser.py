@@ -9,6 +9,7 @@ session (a fresh context per test, or a tab of a kept one: open_page). Skipped w
 npm). Playwright drives Debian's chromium; it never downloads a browser.
 """
 
+from tests.helpers.browser import open_tab
 from tests.helpers.site import PAGES, url_path
 
 
@@ -45,3 +46,18 @@ def test_opened_from_disk_the_site_works_as_served(open_page, built_site):
     assert not disk, f"from disk, reading alone loaded {disk}"
     outside = [url for url in home.watch.requested if not url.startswith("file://")]
     assert not outside, f"opened from disk, the site asked for {outside}"
+
+
+def test_a_request_to_another_host_fails_before_it_leaves_and_is_reported(
+    browser, open_page, tmp_path
+):
+    """In the browser's contexts and the profile's (open_page's): CHROMIUM's proxy."""
+    page, away = tmp_path / "away.html", ["http://example.com/a.png", "http://203.0.113.9/b"]
+    page.write_text(f'<link rel=icon href=data:,><img src="{away[0]}">')
+    own = open_tab(browser, page.as_uri())
+    for tab in (own, open_page(page.as_uri())):
+        with tab.expect_event("requestfailed") as failed:
+            tab.evaluate(f"fetch('{away[1]}').catch(() => null)")
+        assert failed.value.failure == "net::ERR_PROXY_CONNECTION_FAILED"
+        assert {f"request to another host: {url}" for url in away} <= set(tab.watch.problems)
+    own.context.close()

@@ -48,9 +48,8 @@ def test_the_unzipped_book_runs_code_the_lab_and_learner_mode_from_disk(
     folder = unzipped_book(built_site, tmp_path)
     tab = open_tab(browser, (folder / "03-backward.html").as_uri())
     tab.wait_for_selector("body[data-notebook=idle]", state="attached")
-    # What the context and the page ask for (with the Watch's routes on, Playwright does not
-    # report the worker's blob: imports; a file: URL the worker fetched would be refused,
-    # and its Python would not start).
+    # What the context and the page ask for (a file: URL the worker fetched would be
+    # refused, and its Python would not start).
     requested = list(tab.watch.requested)
     tab.on("request", lambda request: requested.append(request.url))
 

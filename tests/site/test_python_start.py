@@ -24,6 +24,7 @@ from tests.helpers.browser import (
     failure,
     how_python_started,
     kept_start,
+    open_tab,
     python_never_comes,
     run,
     states,
@@ -171,8 +172,7 @@ def test_a_runtime_file_missing_is_named_with_its_status_and_the_next_run_starts
     open_page, site_copy
 ):
     """Each file taken away in turn, in one tab: a Run after a failed start makes a new worker
-    as the first does, and the routes (Watch) keep the HTTP cache off: each file is asked
-    for again. The wasm, the one issue 46 found hanging, goes last: put back, Run starts."""
+    as the first does, and each file is asked for again (the server says no-cache). The wasm, the one issue 46 found hanging, goes last: put back, Run starts."""
     folder, url = site_copy
     _, tab = chapter_page(open_page, url, "03-")
     first = min(states(tab))
@@ -194,9 +194,10 @@ def test_a_runtime_file_missing_is_named_with_its_status_and_the_next_run_starts
 
 
 def test_the_starts_words_go_forward_count_each_phase_and_fail_one_second_past_the_limit(
-    open_page, site_url
+    browser, site_url
 ):
-    _, tab = chapter_page(open_page, site_url, "03-")
+    """In a context of its own: the clock it installs is the context's, not the tab's."""
+    _, tab = chapter_page(lambda url: open_tab(browser, url), site_url, "03-")
     python_never_comes(tab)  # the worker's script is empty: what it says, the test says
     tab.clock.install(time=0)
     tab.clock.pause_at(1000)  # the page's time moves only when the test says
@@ -222,3 +223,4 @@ def test_the_starts_words_go_forward_count_each_phase_and_fail_one_second_past_t
     stalled = START_STALLED.format(seconds=START_STALL + 1, phase=START_PHASES["restore"])
     could_not_start(tab, first, stalled)
     assert_clean(tab, "a start that never said a word")
+    tab.context.close()
