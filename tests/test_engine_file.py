@@ -4,7 +4,6 @@ stdlib-only."""
 import ast
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -132,9 +131,7 @@ def test_engine_works_copied_alone_into_an_empty_folder(tmp_path, python, engine
     smoke = SMOKE_TEST if engine == ENGINE else TENSOR_SMOKE_TEST
     script.write_text(smoke.format(folder=str(tmp_path)), encoding="utf-8")
     # -S: no site-packages (so not this project's install), -E: ignore PYTHON* variables.
-    result = subprocess.run(
-        [python, "-S", "-E", str(script)], cwd=tmp_path, capture_output=True, text=True
-    )
+    result = run_text([python, "-S", "-E", str(script)], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
     found = sorted(p.name for p in Path(tmp_path).iterdir() if p.suffix == ".py")

@@ -54,6 +54,14 @@ def opened(**more) -> dict:
     return ask("open", page=json.dumps(page_fences(LAB_PAGE)), **more)
 
 
+def stepped(steps: int = 1, **more) -> dict:
+    """The lab opened with ``more`` and ``steps`` steps taken at its settings: the last frame."""
+    opened(**more)
+    for _ in range(steps):
+        frame = ask("step", settings=more.get("settings", lab.BOOK))["frame"]
+    return frame
+
+
 def test_the_book_settings_give_the_chapters_losses_exactly(book):
     assert opened()["frame"]["step"] == 0
     for _ in range(STEPS):
@@ -68,9 +76,8 @@ def test_the_book_settings_give_the_chapters_losses_exactly(book):
 
 def test_the_tensor_engine_gives_the_same_losses_and_says_which_engine_is_faster(book):
     tensor = {**lab.BOOK, "engine": "tensor"}
-    opened(settings=tensor)
-    frames = [ask("step", settings=tensor)["frame"] for _ in range(STEPS)]
-    losses, last = frames[-1]["losses"], frames[-1]
+    last = stepped(STEPS, settings=tensor)
+    losses = last["losses"]
     assert all(abs(a - b) <= 1e-9 * b for a, b in zip(losses, book["losses"], strict=True))
     assert last["accuracies"] == book["accuracies"] and last["address"] == "?engine=tensor"
     assert re.fullmatch(
@@ -86,9 +93,7 @@ def test_the_tensor_engine_gives_the_same_losses_and_says_which_engine_is_faster
 
 def test_another_rate_gives_what_the_chapters_functions_give(book):
     settings = {"rate": "3.0", "steps": "100", "seed": "0"}
-    opened(settings=settings)
-    for _ in range(4):
-        frame = ask("step", settings=settings)["frame"]
+    frame = stepped(4, settings=settings)
     model, expected = book["make_model"](0), []
     for step in range(4):
         expected.append(book["train_step"](model, book["learning_rate"](step, 100, 3.0))[0])
@@ -103,8 +108,7 @@ def test_another_rate_gives_what_the_chapters_functions_give(book):
     ("seed", "-3", "The seed must be a whole number"),
 ])  # fmt: skip
 def test_bad_settings_are_refused_and_the_lab_keeps_its_state(field, value, says):
-    opened()
-    ask("step")
+    stepped()
     refused = ask("step", settings={**lab.BOOK, field: value})
     assert refused == {"refused": refused["refused"]} and refused["refused"].startswith(says)
     assert repr(value) in refused["refused"]
@@ -112,9 +116,7 @@ def test_bad_settings_are_refused_and_the_lab_keeps_its_state(field, value, says
 
 
 def test_fewer_steps_than_done_are_refused():
-    opened()
-    ask("step")
-    ask("step")
+    stepped(2)
     refused = ask("step", settings={**lab.BOOK, "steps": "1"})["refused"]
     assert "The lab is at step 2" in refused and ask("draw")["frame"]["step"] == 2
     at = ask("step", settings={**lab.BOOK, "steps": "2"})["frame"]  # as many as are done
@@ -161,8 +163,7 @@ def test_a_tanh_unit_is_active_where_its_output_is_negative_too():
 def test_an_edited_fence_that_no_longer_makes_a_model_is_refused():
     fences = page_fences(LAB_PAGE)["fences"]
     index = next(i for i, f in enumerate(fences) if "def make_model" in f["code"])
-    opened()
-    ask("step")
+    stepped()
     edited = fences[index]["code"].replace("make_model(", "build_model(")
     refused = opened(codes={str(index): edited})["refused"]
     assert "`make_model`, which builds the network from a seed" in refused
@@ -225,9 +226,7 @@ def run_with(book, schedule, *, hidden=None, decay=0.0):
 
 
 def test_a_rate_changed_mid_run_gives_the_trajectory_of_that_schedule(book):
-    opened()
-    for _ in range(4):
-        ask("step")
+    stepped(4)
     for _ in range(4):
         frame = ask("step", settings={**lab.BOOK, "rate": "0.5"})["frame"]
     expected, _ = run_with(book, [1.0] * 4 + [0.5] * 4)
@@ -238,12 +237,10 @@ def test_a_rate_changed_mid_run_gives_the_trajectory_of_that_schedule(book):
 def test_weight_decay_multiplies_every_parameter_by_exercise_2s_factor(book):
     """Exercise 2: a step on decay * sum(p * p) alone multiplies each parameter by
     1 - 2 * decay * rate. With the decay, the lab's step is the chapter's step, then that."""
-    opened()
-    ask("step")
+    stepped()
     plain = [p.data for p in lab._lab.model.parameters()]
     decayed = {**lab.BOOK, "decay": "0.01"}
-    opened(settings=decayed)
-    frame = ask("step", settings=decayed)["frame"]
+    frame = stepped(settings=decayed)
     rate = frame["rates"][0]
     for before, after in zip(plain, (p.data for p in lab._lab.model.parameters())):
         assert math.isclose(after, before * (1 - 2 * 0.01 * rate), rel_tol=1e-12, abs_tol=1e-300)
@@ -254,8 +251,7 @@ def test_weight_decay_multiplies_every_parameter_by_exercise_2s_factor(book):
 
 
 def test_another_network_starts_again_from_the_seed_and_says_so(book):
-    opened()
-    ask("step")
+    stepped()
     frame = ask("draw", settings={**lab.BOOK, "hidden": "8"})["frame"]  # a field changed
     assert frame["step"] == 0 and frame["losses"] == []
     assert frame["note"].startswith("A new network: hidden layers 8, relu, from seed 0.")
@@ -287,8 +283,7 @@ def test_at_rate_3_the_unit_maps_tell_the_chapters_story_of_dead_units():
 
 @pytest.mark.parametrize("dataset", [d for d in lab_data.DATASETS if d != "moons"])
 def test_each_other_data_set_is_drawn_trained_on_and_kept_in_the_address(dataset):
-    opened()
-    ask("step")
+    stepped()
     chosen = {**lab.BOOK, "dataset": dataset, "points": "120"}
     frame = ask("step", settings=chosen)["frame"]
     said = lab_data.DATASETS[dataset]
@@ -325,8 +320,7 @@ def test_a_curve_is_a_formula_in_x_and_nothing_else():
 
 
 def test_new_data_goes_on_with_the_network_and_added_points_are_trained_on(book):
-    opened()
-    ask("step")
+    stepped()
     noisy = {**lab.BOOK, "noise": "0.2"}
     frame = ask("step", settings=noisy)["frame"]
     assert frame["step"] == 2 and frame["note"].startswith(
@@ -350,9 +344,7 @@ def test_an_address_reproduces_the_run():
         first = ask("step", settings=chosen)["frame"]
     fields, added = from_address(first["address"])
     assert fields == chosen and added == first["added"]
-    opened(settings=fields, added=added)
-    for _ in range(5):
-        again = ask("step", settings=fields)["frame"]
+    again = stepped(5, settings=fields, added=added)
     assert again["losses"] == first["losses"] and again["accuracies"] == first["accuracies"]
     assert lab.address(lab.settings(lab.BOOK), []) == ""  # the book's settings: a bare page
 
@@ -368,8 +360,7 @@ def test_an_address_reproduces_the_run():
       for value in ("7", "many")),
 ])  # fmt: skip
 def test_bad_values_of_the_new_controls_are_refused_and_the_lab_keeps_its_state(field, value, says):
-    opened()
-    ask("step")
+    stepped()
     refused = ask("draw", settings={**lab.BOOK, field: value})
     assert set(refused) == {"refused"} and refused["refused"].startswith(says)
     assert repr(value) in refused["refused"]
@@ -383,8 +374,7 @@ def test_bad_values_of_the_new_controls_are_refused_and_the_lab_keeps_its_state(
     ([0.1, 0.1], 0, "A point is added with two numbers and a label 1 or -1"),
 ])  # fmt: skip
 def test_bad_points_are_refused_and_the_data_kept(point, label, says):
-    opened()
-    ask("step")
+    stepped()
     refused = ask("add", point=point, label=label)["refused"]
     assert refused.startswith(says)
     assert len(lab._lab.ns["X_train"]) == 100 and ask("draw")["frame"]["added"] == ""
@@ -409,9 +399,7 @@ def test_numbers_are_formatted_for_people(value, shown):
 
 def test_a_diverged_run_says_so_in_words_and_stops():
     wild = {**lab.BOOK, "rate": "1e9"}
-    opened(settings=wild)
-    for _ in range(5):
-        frame = ask("step", settings=wild)["frame"]
+    frame = stepped(5, settings=wild)
     assert frame["done"] and frame["step"] == 2  # stopped at the step the loss leapt
     assert frame["problem"].startswith("Training diverged: the loss is 2.4e25 at step 1")
     assert frame["status"].endswith("Training stopped.")
@@ -420,9 +408,7 @@ def test_a_diverged_run_says_so_in_words_and_stops():
 
 
 def test_the_chart_has_axes_ticks_and_a_sentence_for_every_step(book):
-    opened()
-    for _ in range(3):
-        frame = ask("step")["frame"]
+    frame = stepped(3)
     curves = frame["curves"]
     for tick in (">0<", ">20<", ">80<", ">0 %<", ">100 %<", ">1<", ">10<", "loss (log scale)"):
         assert tick in curves, tick
@@ -439,8 +425,7 @@ def test_the_chart_has_axes_ticks_and_a_sentence_for_every_step(book):
 
 
 def test_a_weight_is_read_and_set_and_training_goes_on_from_there(book):
-    opened()
-    ask("step")
+    stepped()
     read = ask("weight", which="2, 3, 4")["frame"]
     p = lab._lab.model.layers[1].neurons[2].w[3]
     assert read["weight"] == f"Weight 2, 3, 4: {lab.human(p.data)}, gradient {lab.human(p.grad)}."
@@ -462,8 +447,7 @@ def test_a_weight_is_read_and_set_and_training_goes_on_from_there(book):
       for value in ("big", "inf")),
 ])  # fmt: skip
 def test_a_bad_weight_or_value_is_refused_and_the_network_kept(which, value, says):
-    opened()
-    ask("step")
+    stepped()
     before = [p.data for p in lab._lab.model.parameters()]
     refused = ask("set", which=which, value=value)["refused"]
     assert refused.startswith(says)
@@ -474,9 +458,7 @@ def test_a_bad_weight_or_value_is_refused_and_the_network_kept(which, value, say
 
 
 def test_the_step_taken_apart_gives_backwards_gradients_for_that_point_layer_by_layer(book):
-    opened()
-    for _ in range(3):
-        ask("step")
+    stepped(3)
     first = ask("apart", point="")["apart"]
     rec = lab._lab.apart
     assert first["index"] == 0 and first["count"] == 1 + 3 + 1 + 3 + 1 <= 12
@@ -549,9 +531,7 @@ def test_a_bad_point_to_take_apart_is_refused():
 
 
 def test_a_refused_point_with_a_new_network_asked_for_keeps_the_run():
-    opened()
-    for _ in range(2):
-        ask("step")
+    stepped(2)
     refused = ask("add", settings={**lab.BOOK, "hidden": "4"}, point=[9.0, 0.0], label=1)
     assert refused["refused"].startswith("The point (9.0, 0.0) is outside the plane drawn")
     frame = ask("draw")["frame"]
@@ -559,8 +539,7 @@ def test_a_refused_point_with_a_new_network_asked_for_keeps_the_run():
 
 
 def test_a_seed_typed_mid_run_is_said_to_wait_for_reset_once():
-    opened()
-    ask("step")
+    stepped()
     other = {**lab.BOOK, "seed": "5"}
     frame = ask("step", settings=other)["frame"]
     assert frame["note"] == (

@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 import textwrap
 import types
@@ -326,13 +325,9 @@ def test_skeleton_keeps_signatures_docstrings_and_class_level_names(skeleton_fil
     skeleton = skeleton_file.read_text(encoding="utf-8")
     book, mine = functions(book_text), functions(skeleton)
     assert list(mine) == list(book)
+    head = lambda f: (ast.dump(f.args), ast.get_docstring(f), [*map(ast.dump, f.decorator_list)])  # noqa: E731
     for name, theirs in book.items():
-        ours = mine[name]
-        assert ast.dump(ours.args) == ast.dump(theirs.args), name
-        assert ast.get_docstring(ours) == ast.get_docstring(theirs), name
-        assert [ast.dump(d) for d in ours.decorator_list] == [
-            ast.dump(d) for d in theirs.decorator_list
-        ], name
+        assert head(mine[name]) == head(theirs), name  # arguments, docstring, decorators
 
     def kept(tree: ast.Module) -> list[str]:
         """Every statement that is not a function: imports, constants, class-level names."""
@@ -378,9 +373,7 @@ def test_skeleton_imports_runs_as_a_module_and_is_ruff_clean(skeleton_file):
         assert done.returncode == 0, done.stderr
     config = ["--config", str(ROOT / "pyproject.toml"), "--no-cache", str(skeleton_file)]
     for ruff in (["check"], ["format", "--check"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "ruff", *ruff, *config], capture_output=True, text=True
-        )
+        done = run_text([sys.executable, "-m", "ruff", *ruff, *config])
         assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -541,11 +534,7 @@ QUICK = ("-p", "no:hypothesispytest")  # chapters never use it; it costs half a 
 
 def pytest_on(chapter: Path, *args: str, env: dict[str, str] | None = None):
     command = [sys.executable, "-m", "pytest", str(chapter), "-p", "no:cacheprovider", *QUICK]
-    return run_text(
-        [*command, "-rs", *args],
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-    )
+    return run_text([*command, "-rs", *args], cwd=ROOT, env={**os.environ, **(env or {})})
 
 
 def test_pytest_runs_the_chapters_against_the_engine_given(skeleton_file):

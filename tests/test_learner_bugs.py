@@ -12,6 +12,8 @@ checking), and the check that catches it: the section holding the first failing 
 
 import json
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -274,26 +276,26 @@ QUICK = {  # a few run in `dev.py check` too
 }
 
 
+def planted(bug: Bug, folder: Path) -> Path:
+    """A copy of the bug's engine in ``folder``, the bug planted in it."""
+    book = (ROOT / bug.engine).read_text(encoding="utf-8")
+    assert book.count(bug.old) == 1, f"{bug.id}: the engine changed; update the bug"
+    folder.mkdir(parents=True, exist_ok=True)
+    (engine := folder / bug.engine).write_text(book.replace(bug.old, bug.new), encoding="utf-8")
+    return engine
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Each bug's copy of the engine against its chapters: (its results, its table)."""
+    """Each bug's copy of the engine against its chapters, run once: (its results, its table)."""
 
+    @cache
     def run(bug: Bug):
-        book = (ROOT / bug.engine).read_text(encoding="utf-8")
-        assert book.count(bug.old) == 1, f"{bug.id}: the engine changed; update the bug"
-        engine = tmp_path_factory.mktemp("bug") / bug.engine
-        engine.write_text(book.replace(bug.old, bug.new), encoding="utf-8")
+        engine = planted(bug, tmp_path_factory.mktemp("bug"))
         results = check(engine, [DOCS / c for c in bug.chapters], jobs=1)
         return results, progress_table(results, "my-engine/micrograd.py")
 
-    cache = {}
-
-    def of(bug: Bug):
-        if bug.id not in cache:
-            cache[bug.id] = run(bug)
-        return cache[bug.id]
-
-    return of
+    return run
 
 
 def test_every_function_and_alias_of_the_engine_has_a_mistake_in_the_catalogue():
@@ -325,23 +327,16 @@ def test_each_mistake_backward_is_told_apart_has_its_own_entry():
 def test_the_mistake_is_seen_by_calling_the_engine_alone(bug, tmp_path):
     """Without the chapters: the small programs of tools/learn/mistakes.py, run against the
     planted engine, name the mistake; against the book's engine, none."""
-    book = BOOK_ENGINE.read_text(encoding="utf-8")
-    engine = tmp_path / "micrograd.py"
-    engine.write_text(book.replace(bug.old, bug.new), encoding="utf-8")
-    found = seen(bug.fix, import_engine(engine))
+    found = seen(bug.fix, import_engine(planted(bug, tmp_path)))
     assert found is not None and found["mistake"] == bug.mistake, found
     assert found["yours"] != found["book"]
     assert seen(bug.fix, import_engine(BOOK_ENGINE)) is None
 
 
 def test_backward_s_mistakes_each_have_their_own_worked_example(tmp_path):
-    book = BOOK_ENGINE.read_text(encoding="utf-8")
     last = {}
     for bug in [b for b in CATALOGUE if b.fix == "Value.backward" and b.mistake]:
-        engine = tmp_path / bug.mistake.replace(" ", "-") / "micrograd.py"
-        engine.parent.mkdir()
-        engine.write_text(book.replace(bug.old, bug.new), encoding="utf-8")
-        found = seen(bug.fix, import_engine(engine))
+        found = seen(bug.fix, import_engine(planted(bug, tmp_path / bug.mistake.replace(" ", "-"))))
         last[bug.mistake] = "\n".join(hint(bug.fix, LEVELS, seen=found))
         first = "\n".join(hint(bug.fix, 1, seen=found))
         assert first not in last[bug.mistake], first
@@ -453,8 +448,7 @@ def test_the_diagnosis_table_holds_its_promise_and_is_the_one_chapter_16_shows(
         failure = next((r.failure for r in results if r.failure), None)
         named = failure.fix if failure else ""
         if named and named != bug.fix:  # wrong, but is it what the evidence shows?
-            engine = tmp_path_factory.mktemp("named") / "micrograd.py"
-            engine.write_text(book.replace(bug.old, bug.new), encoding="utf-8")
+            engine = planted(bug, tmp_path_factory.mktemp("named"))
             chapter = next(r.chapter for r in results if r.failure)
             cells = needed(chapter, failure.index)
             fixed = _Replay(chapter, engine, cells, _with_the_books(book_definitions()[named]))
@@ -483,9 +477,7 @@ def test_the_diagnosis_table_holds_its_promise_and_is_the_one_chapter_16_shows(
         worded = sum(len(r.worded) for r in results)
         passed, total = sum(r.passed for r in results), sum(r.checks for r in results)
         engines.append({"style": style, "passed": passed, "of": total, "false alarms": alarms})
-        if (
-            callable(changes) and not alarms
-        ):  # another test's promise, kept: the words are told apart
+        if callable(changes) and not alarms:  # another test's promise: the words told apart
             assert worded >= 20 and passed == total, (worded, passed, total)
             assert "worded otherwise than the book" in progress_table(results, "x")
     measured = {"planted mistakes": mistakes, "correct engines": engines}

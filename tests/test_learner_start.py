@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from tests.helpers import run_text
 from tests.test_dev import fake_venv  # noqa: F401  (a fixture: dev.py's paths in tmp_path)
 from tools import ROOT, dev
 
@@ -26,9 +27,7 @@ def test_the_learn_extra_holds_what_learner_mode_imports():
     learn = re.search(r"^learn = \[(.*?)^\]", pyproject, re.S | re.M)[1]
     wanted = set(re.findall(r'^\s*"([\w-]+)', learn, re.M))
     assert wanted == {"markdown-it-py", "markdown", "pytest"}  # pytest: the chapters' raises
-    done = subprocess.run(
-        [sys.executable, "-c", LEARNER_MODULES], cwd=ROOT, capture_output=True, text=True
-    )
+    done = run_text([sys.executable, "-c", LEARNER_MODULES], cwd=ROOT)
     assert done.returncode == 0, done.stderr
     imported = set(done.stdout.split())  # the distributions learner mode's modules come from
     assert imported <= {"markdown-it-py", "markdown", "mdurl"}, imported  # mdurl: markdown-it's

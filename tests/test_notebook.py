@@ -107,9 +107,9 @@ def with_the_plugin(pytester, first: str = ""):
     pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n{first}{plugin}")
 
 
-def run_chapter(pytester, text, *args):
+def run_chapter(pytester, text, *args, first: str = ""):
     """Run pytest on one chapter in a scratch folder, with this project's runner."""
-    with_the_plugin(pytester)
+    with_the_plugin(pytester, first)
     path = pytester.path / "chapter.md"
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path, pytester.runpytest_subprocess(*CHILD, "-rs", *args)
@@ -372,20 +372,13 @@ OPTIONAL_CHAPTER = """
 
 
 def test_a_fence_needing_a_missing_optional_module_is_skipped_with_the_reason_said_once(pytester):
-    with_the_plugin(
-        pytester,
-        "import tools.notebook\n"
-        "tools.notebook.OPTIONAL['no_such_module_here'] = 'no_such_module_here is absent'\n",
-    )
-    path = pytester.path / "chapter.md"
-    path.write_text(textwrap.dedent(OPTIONAL_CHAPTER), encoding="utf-8")
-    before = path.read_text()
-    result = pytester.runpytest_subprocess(*CHILD, "-rs")
+    absent = "tools.notebook.OPTIONAL['no_such_module_here'] = 'no_such_module_here is absent'\n"
+    path, result = run_chapter(pytester, OPTIONAL_CHAPTER, first="import tools.notebook\n" + absent)
     result.assert_outcomes(passed=2, skipped=2)  # the chapter goes on after them
     said = [line for line in result.outlines if "no_such_module_here is absent" in line]
     assert len(said) == 1 and said[0].startswith("SKIPPED [2] chapter.md:9: "), result.outlines
-    result = pytester.runpytest_subprocess(*CHILD, "--update-outputs")
-    assert path.read_text() == before  # a skipped fence's output block is kept
+    pytester.runpytest_subprocess(*CHILD, "--update-outputs")  # a skipped fence's block is kept:
+    assert path.read_text() == textwrap.dedent(OPTIONAL_CHAPTER)
 
 
 def test_a_run_without_optional_modules_leaves_their_fences_out_even_when_installed(
@@ -394,9 +387,7 @@ def test_a_run_without_optional_modules_leaves_their_fences_out_even_when_instal
     # tools/figures/ draws without them, so a figure is the same with PyTorch or without.
     monkeypatch.setitem(OPTIONAL, "json", "json stands in for an optional module here")
     path = tmp_path / "chapter.md"
-    path.write_text(
-        textwrap.dedent(OPTIONAL_CHAPTER.replace("no_such_module_here", "json")), encoding="utf-8"
-    )
+    path.write_text(textwrap.dedent(OPTIONAL_CHAPTER).replace("no_such_module_here", "json"))
     for optional, runs in [(True, ["ran"]), (False, [])]:
         book = Notebook(path, optional=optional)
         book.run_until(2)

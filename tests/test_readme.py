@@ -18,6 +18,15 @@ CONTRIBUTING = ROOT / "CONTRIBUTING.md"  # at the root: every docs/*.md is a cha
 PAGES = [README, CONTRIBUTING]
 
 
+def sh_commands(page, heading: str) -> list[str]:
+    """The commands of ``page``'s sh fences in the section ``heading``, comments cut off."""
+    read = Chapter.read(page)
+    (start,) = [h.line for h in read.headings if h.text == heading]
+    end = min(h.line for h in read.headings if h.line > start)
+    fences = [f for f in read.fences if f.info == "sh" and start < f.line < end]
+    return [f.code.split("#")[0].strip() for f in fences]
+
+
 def test_the_readme_reads_in_a_minute():
     lines = README.read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 120, f"README.md has {len(lines)} lines: move detail to CONTRIBUTING.md"
@@ -33,14 +42,7 @@ def test_readme_example_prints_what_it_says():
 
 
 def test_ci_runs_the_readme_test_command():
-    headings = Chapter.read(README).headings
-    (start,) = [h.line for h in headings if h.text == "Two commands"]
-    end = min(h.line for h in headings if h.line > start)
-    commands = [
-        f.code.split("#")[0].strip()
-        for f in Chapter.read(README).fences
-        if f.info == "sh" and start < f.line < end
-    ]
+    commands = sh_commands(README, "Two commands")
     assert commands == ["python3 tools/dev.py serve", "python3 tools/dev.py test"]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert any(line.strip() == commands[1] for line in ci.splitlines()), ci
@@ -133,9 +135,8 @@ def test_the_vscode_settings_do_what_the_readme_promises():
     pattern = settings["python.testing.autoTestDiscoverOnSavePattern"]  # found again on save
     braces = re.fullmatch(r"\*\*/\*\.\{(.*)\}", pattern)
     assert braces and {"py", "md"} <= set(braces[1].split(",")), pattern
-    assert fnmatch.fnmatch(
-        "docs/03-backward.md", pattern.replace("**/", "").replace("{py,md}", "md")
-    )
+    chapters = pattern.replace("**/", "").replace("{py,md}", "md")
+    assert fnmatch.fnmatch("docs/03-backward.md", chapters), chapters
     assert "A breakpoint on a line of a fence" in said  # a breakpoint in a Markdown file
     assert settings["debug.allowBreakpointsEverywhere"] is True
     assert "open a chapter in the Markdown preview" in said  # its $...$ math typeset
@@ -147,14 +148,7 @@ def test_the_pages_workflow_publishes_what_contributing_says_to_build():
 
     from tools.publish import SITE
 
-    headings = Chapter.read(CONTRIBUTING).headings
-    (start,) = [h.line for h in headings if h.text == "Publish it"]
-    end = min(h.line for h in headings if h.line > start)
-    (command,) = [
-        f.code.split("#")[0].strip()
-        for f in Chapter.read(CONTRIBUTING).fences
-        if f.info == "sh" and start < f.line < end
-    ]
+    (command,) = sh_commands(CONTRIBUTING, "Publish it")
     assert command.startswith("python3 tools/dev.py build"), command
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text())
     steps = workflow["jobs"]["build"]["steps"]

@@ -136,12 +136,8 @@ def scratch(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("rewrites") / "01-chapter.md"
 
 
-@settings(
-    max_examples=300,
-    derandomize=True,  # the same examples every run
-    database=None,
-    deadline=None,
-)
+# derandomize: the same examples every run
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
 @given(read=chapters(), data=st.data())
 def test_an_edit_during_update_outputs_is_kept_or_the_file_is_left_alone(scratch, read, data):
     """For random edits made to a chapter while --update-outputs runs (fences inserted,
@@ -201,6 +197,8 @@ print(x * x)
 print(x * x)
 ```
 """
+# How CHAPTER ends once its twin fences' outputs are written: 4, then what the second printed.
+TWINS_END = "```output\n4\n```\n\n```python\nprint(x * x)\n```\n\n```output\n{}\n```\n"
 
 
 def test_a_fence_inserted_at_the_top_while_it_ran_keeps_its_block_and_the_rest_theirs(tmp_path):
@@ -219,9 +217,7 @@ def test_fences_alike_keep_their_order_and_a_copy_of_one_stops_the_write(tmp_pat
     edited = "A paragraph typed meanwhile.\n\n" + CHAPTER
     path.write_text(edited)
     assert write_outputs(path, CHAPTER, {2: "4\n", 3: "four\n"})
-    assert path.read_text().endswith(
-        "```output\n4\n```\n\n```python\nprint(x * x)\n```\n\n```output\nfour\n```\n"
-    )
+    assert path.read_text().endswith(TWINS_END.format("four"))
     copied = CHAPTER + "\n```python\nprint(x * x)\n```\n"
     path.write_text(copied)
     with pytest.raises(ChangedError, match="line 15 is in it 3 times now, 2 when read"):
@@ -253,9 +249,7 @@ def test_a_fence_that_ran_and_was_changed_stops_the_write_and_says_where(tmp_pat
 def test_a_chapter_unchanged_since_it_was_read_is_written_by_index_even_with_twins():
     read = Chapter(Path("04-chapter.md"), CHAPTER)
     new = updated_outputs(read, {2: "4\n", 3: "sixteen\n"})
-    assert new.endswith(
-        "```output\n4\n```\n\n```python\nprint(x * x)\n```\n\n```output\nsixteen\n```\n"
-    )
+    assert new.endswith(TWINS_END.format("sixteen"))
 
 
 def test_rewrite_writes_only_what_it_read_keeps_line_endings_and_mode_and_leaves_no_file(tmp_path):
@@ -328,9 +322,7 @@ chapter = Path("b.md")
 chapter.write_text("{TICKS}python\\nprint('new')\\n{TICKS}\\n\\n" + chapter.read_text())
 ```
 """
-INSERTS = (
-    INSERTS_INTO_B
-    + """
+INSERTS = f"""{INSERTS_INTO_B}
 ```python
 print("b")
 ```
@@ -339,7 +331,6 @@ print("b")
 stale
 ```
 """
-)
 CHANGES = """\
 ```python
 from pathlib import Path

@@ -1,15 +1,13 @@
 """All Python here, the generated engine included, is linted and formatted with ruff."""
 
-import subprocess
 import sys
 
+from tests.helpers import run_text
 from tools import ROOT
 
 
 def ruff(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True
-    )
+    return run_text([sys.executable, "-m", "ruff", *args], cwd=ROOT)
 
 
 def test_ruff_lint_is_clean():

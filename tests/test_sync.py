@@ -70,9 +70,8 @@ def test_sync_writes_a_real_function_body_back_into_its_chapter(tmp_path):
     edit(out, old, new)
     assert sync(docs, out) == 0
     chapter = docs / "02-the-value-atom.md"
-    assert chapter.read_text(encoding="utf-8") == (ROOT / "docs" / chapter.name).read_text(
-        encoding="utf-8"
-    ).replace(old, new)
+    book = (ROOT / "docs" / chapter.name).read_text(encoding="utf-8")
+    assert chapter.read_text(encoding="utf-8") == book.replace(old, new)
     assert tangle(docs, out, "--check") == 0
     notebook = run_all(chapter)
     assert notebook.failure is None, notebook.failure
@@ -82,11 +81,8 @@ def test_sync_writes_added_and_removed_lines_into_the_right_fences(tangled):
     docs, out = tangled
     edit(out, "        self.n = n\n", "        self.n = n\n        self.history = []\n")
     edit(out, "    def double(self):\n", "    def double(self):\n        # twice n\n")
-    edit(  # a new method at the end of the class: it joins the fence the class ends with
-        out,
-        "        return Thing(2 * self.n)\n",
-        "        return Thing(2 * self.n)\n\n    def triple(self):\n        return 3 * self.n\n",
-    )
+    end = "        return Thing(2 * self.n)\n"  # a new method after it joins the class's last fence
+    edit(out, end, end + "\n    def triple(self):\n        return 3 * self.n\n")
     edit(out, "def half(thing):\n", "def half(thing):\n    assert thing.n >= 0\n")
     second = "# --- docs/02-more.md#halving, engine fence 2"
     # a new function after a chunk's last line and its two blank lines: it joins that chunk
@@ -126,9 +122,8 @@ def test_sync_keeps_a_chapter_s_windows_line_endings(book):
     tangle(docs, out)
     edit(out, "2 * self.n", "self.n * 2")
     assert sync(docs, out) == 0
-    assert chapter.read_bytes() == CHAPTER.replace("2 * self.n", "self.n * 2").replace(
-        "\n", "\r\n"
-    ).encode("utf-8")
+    edited = CHAPTER.replace("2 * self.n", "self.n * 2")
+    assert chapter.read_bytes() == edited.replace("\n", "\r\n").encode("utf-8")
 
 
 def test_sync_refuses_when_both_sides_changed_and_shows_both_diffs(tangled, capsys):
@@ -244,8 +239,7 @@ def test_sync_refuses_when_the_hash_line_is_gone(tangled, capsys):
 def test_sync_refuses_to_write_into_an_indented_fence(book, capsys):
     docs, out = book
     chapter = docs / "02-more.md"
-    text = chapter.read_text()
-    lines = text.split("\n")
+    lines = chapter.read_text().split("\n")
     start = lines.index("## Halving") + 2  # the first fence of the section, indented by 2
     end = lines.index("```", start)
     lines[start : end + 1] = ["  " + line for line in lines[start : end + 1]]
