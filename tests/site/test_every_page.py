@@ -283,7 +283,8 @@ def visit(request, browser, site_url, kept_context):
     """(page, tab): the page opened once for the tests below, which pytest runs one page at
     a time, in the order they are written: the pages axe sees light only in turn in the tab
     of kept_context (a fresh context doubles a load's CPU; the server's no-cache has every
-    file but the favicon asked for again, and weighed), a page of EVERY_LOOK (made dark, its worker routed) in a context of its own."""
+    file but the favicon asked for again, and weighed), a page of EVERY_LOOK (made dark,
+    its worker routed) in a context of its own."""
     url = site_url + url_path(request.param)
     tab = open_tab(browser, url) if request.param in EVERY_LOOK else kept_context
     if tab is kept_context:

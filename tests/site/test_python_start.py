@@ -172,7 +172,8 @@ def test_a_runtime_file_missing_is_named_with_its_status_and_the_next_run_starts
     open_page, site_copy
 ):
     """Each file taken away in turn, in one tab: a Run after a failed start makes a new worker
-    as the first does, and each file is asked for again (the server says no-cache). The wasm, the one issue 46 found hanging, goes last: put back, Run starts."""
+    as the first does, and each file is asked for again (the server says no-cache). The
+    wasm, the one issue 46 found hanging, goes last: put back, Run starts."""
     folder, url = site_copy
     _, tab = chapter_page(open_page, url, "03-")
     first = min(states(tab))
