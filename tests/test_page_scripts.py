@@ -19,7 +19,7 @@ import shutil
 
 import pytest
 
-from tests.helpers.browser import failure, open_tab
+from tests.helpers.browser import clear, failure, open_tab
 from tests.helpers.drive import bar, serve
 from tests.helpers.recorded import learner_check
 from tests.helpers.stand_in import ASSETS, CHAPTER, Session, assert_shows, book_engine, shown_as
@@ -72,9 +72,7 @@ def opened(keeper, served):
     yield open_
     for tab in tabs:
         tab.close()
-    cdp = keeper.context.new_cdp_session(keeper)
-    cdp.send("Storage.clearDataForOrigin", {"origin": served[1], "storageTypes": "all"})
-    cdp.detach()
+    clear(keeper, [served[1]])
     left, problems[:] = list(problems), []
     assert not left, left
 

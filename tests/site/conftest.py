@@ -18,7 +18,7 @@ import pytest
 from filelock import FileLock
 
 from tests.helpers import run_text
-from tests.helpers.browser import CHROMIUM, DESKTOP, PHONE, WORKER, Watch
+from tests.helpers.browser import CHROMIUM, DESKTOP, PHONE, WORKER, Watch, clear
 from tests.helpers.drive import serve
 from tests.helpers.site import build_small_site, missing
 from tools import ROOT
@@ -137,13 +137,6 @@ def kept_context(browser, tmp_path_factory):
     profile.close()
 
 
-def clear(keeper, origins, what: str) -> None:
-    cdp = keeper.context.new_cdp_session(keeper)
-    for origin in origins:
-        cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": what})
-    cdp.detach()
-
-
 @pytest.fixture
 def open_page(browser, request):  # browser: what marks a test "browser"
     """Open a page in a tab of kept_context: open_page(url, dark=, phone=, script=), its
@@ -156,7 +149,7 @@ def open_page(browser, request):  # browser: what marks a test "browser"
     def open_(url: str, *, dark: bool = False, phone: bool = False, kept=False, script=""):
         if not kept:
             assert all(tab.is_closed() for tab in tabs), "a fresh tab clears the others' storage"
-            clear(keeper, keeper.origins, "all")
+            clear(keeper, keeper.origins)
         tabs.append(tab := keeper.context.new_page())
         tab.watch = keeper.watch
         tab.watch.problems.clear()
@@ -172,7 +165,7 @@ def open_page(browser, request):  # browser: what marks a test "browser"
     for tab in tabs:
         if not tab.is_closed():
             tab.evaluate("async () => { await window.bookPython?.keeping; }")  # the snapshot
-            clock = "tab.clock is every later tab's: install it in open_tab(browser, url)'s"
+            clock = "tab.clock stays on every later tab: install it in an open_tab(browser, url)"
             assert not tab.evaluate("'__pwClock' in window"), clock
             tab.close()
     keeper.context.unroute(WORKER)  # python_never_comes's
