@@ -30,7 +30,7 @@ DESKTOP = {"width": 1280, "height": 900}
 RUN_TIMEOUT = 300_000  # ms: loading Python, then running a whole chapter, on a busy machine
 
 
-CHROMIUM = ["--no-sandbox", "--proxy-server=http://127.0.0.1:9"]  # tests/conftest.py's browser
+CHROMIUM = ["--no-sandbox", "--proxy-server=http://127.0.0.1:9"]  # the browser's, the profile's
 
 
 class Watch:
@@ -90,6 +90,10 @@ def open_tab(browser, url: str, *, dark: bool = False, phone: bool = False, scri
         context.close()
         raise
     return page
+
+
+def origin(url: str) -> str:
+    return "://".join(urlsplit(url)[:2])  # what the browser keeps storage by: file:// too
 
 
 def clear(tab, origins, what: str = "all") -> None:

@@ -12,13 +12,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from filelock import FileLock
 
 from tests.helpers import run_text
-from tests.helpers.browser import CHROMIUM, DESKTOP, PHONE, WORKER, Watch, clear
+from tests.helpers.browser import CHROMIUM, DESKTOP, PHONE, WORKER, Watch, clear, origin
 from tests.helpers.drive import serve
 from tests.helpers.site import build_small_site, missing
 from tools import ROOT
@@ -132,7 +131,7 @@ def kept_context(browser, tmp_path_factory):
     )
     keeper, keeper.origins = profile.pages[0], {"file://"}
     keeper.watch = Watch(profile)
-    profile.on("request", lambda r: keeper.origins.add("://".join(urlsplit(r.url)[:2])))
+    profile.on("request", lambda request: keeper.origins.add(origin(request.url)))
     yield keeper
     profile.close()
 
@@ -169,4 +168,4 @@ def open_page(browser, request):  # browser: what marks a test "browser"
             assert not tab.evaluate("'__pwClock' in window"), clock
             tab.close()
     keeper.context.unroute(WORKER)  # python_never_comes's
-    clear(keeper, {"://".join(urlsplit(tab.url)[:2]) for tab in tabs}, "local_storage")
+    clear(keeper, {origin(tab.url) for tab in tabs}, "local_storage")
