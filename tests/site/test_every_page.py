@@ -15,9 +15,11 @@ turn (one visit a page, since loading one costs about 3 s of CPU).
   editors made (switched with the header's toggle as a reader would, its fences reached
   for). The other pages are the same template holding the same kinds of element, so the
   phone and dark passes would only look at the same CSS again (on a phone, each is checked
-  for the one rule that depends on its own content: what scrolls can be focused):
-  test_every_look_pages_hold_every_kind_of_element checks, in the built HTML, that those
-  pages hold every kind there is. Any violation fails, with its rule, where and what to
+  for the one rule that depends on its own content: what scrolls can be focused), and so
+  would the light pass's two colour rules (BY_KIND: two thirds of a run's time), which
+  they leave to the look pages: test_every_look_pages_hold_every_kind_of_element checks,
+  in the built HTML, that those pages hold every kind there is, and every property an
+  element's own style attribute sets. Any violation fails, with its rule, where and what to
   fix, except those named in EXCEPTIONS, each with the reason the book cannot fix it.
   axe-core is pinned and integrity-checked as the page's own npm packages are
   (tools/site/runtime.py, AXE), but only these tests use it: the site never ships it.
@@ -175,8 +177,9 @@ EVERY_LOOK = [
 
 
 class Kinds(HTMLParser):
-    """The kinds of element in a page's <article>, as "tag" and "tag.class", outside <svg>
-    and <math> (axe reads a picture by its label, a formula as text)."""
+    """The kinds of element in a page's <article>, as "tag", "tag.class" and "tag[style:p]"
+    (its style attribute sets the property p), outside <svg> and <math> (axe reads a
+    picture by its label, a formula as text)."""
 
     def __init__(self):
         super().__init__()
@@ -187,7 +190,10 @@ class Kinds(HTMLParser):
         self.article += tag == "article"
         self.inside += tag in ("svg", "math")
         if self.article and not self.inside:
-            self.kinds |= {tag, *(f"{tag}.{c}" for c in (dict(attrs).get("class") or "").split())}
+            attrs = dict(attrs)
+            self.kinds |= {tag, *(f"{tag}.{c}" for c in (attrs.get("class") or "").split())}
+            style = (part.split(":")[0].strip() for part in (attrs.get("style") or "").split(";"))
+            self.kinds |= {f"{tag}[style:{p}]" for p in style if p}
 
     def handle_endtag(self, tag):
         self.article -= tag == "article"
@@ -209,8 +215,9 @@ def test_every_look_pages_hold_every_kind_of_element(built_site):
             missing.setdefault(kind, page.name)
     assert not missing, (
         f"{missing} (kind of element: the first page holding it) are on no page of "
-        "EVERY_LOOK in tests/site/test_every_page.py, so axe never sees them on a phone or "
-        "dark: add that page to EVERY_LOOK (or a page that holds them all)"
+        "EVERY_LOOK in tests/site/test_every_page.py, so axe never sees them on a phone, "
+        "dark, or by its colour rules: add that page to EVERY_LOOK (or a page that holds "
+        "them all)"
     )
 
 
@@ -228,8 +235,14 @@ EXCEPTIONS = {
     ),
 }
 
-AXE_RUN = """async ([excused, only]) => {
+# The rules whose finding for an element follows from the colours the stylesheets give its
+# kind and its ancestors' kinds alone: the look pages hold every kind, so the other pages
+# leave them out of their light pass. Every other rule looks at each page's own content.
+BY_KIND = ["color-contrast", "link-in-text-block"]
+
+AXE_RUN = """async ([excused, only, off]) => {
   const rules = only.length ? {runOnly: {type: "rule", values: only}} : {};
+  rules.rules = Object.fromEntries(off.map((id) => [id, {enabled: false}]));
   const found = await axe.run(document, {resultTypes: ["violations"], ...rules});
   const problems = [];
   for (const rule of found.violations) {
@@ -258,11 +271,11 @@ def axe_source() -> str:
         return archive.extractfile(f"package/{script}").read().decode("utf-8")
 
 
-def violations(tab, axe_source: str, *only: str) -> list[str]:
-    """What axe-core finds in the page (of the rules ``only``, if named)."""
+def violations(tab, axe_source: str, *only: str, off: list[str] = ()) -> list[str]:
+    """What axe-core finds in the page (of the rules ``only``, if named; not ``off``)."""
     if not tab.evaluate("typeof axe !== 'undefined'"):
         tab.add_script_tag(content=axe_source)
-    return tab.evaluate(AXE_RUN, [[list(key) for key in EXCEPTIONS], list(only)])
+    return tab.evaluate(AXE_RUN, [[list(key) for key in EXCEPTIONS], list(only), list(off)])
 
 
 def make_editors(tab) -> None:
@@ -413,8 +426,9 @@ def test_page_passes_axe_light_and_on_every_look_page_dark_and_on_a_phone(visit,
     page, tab = visit
     tab.set_viewport_size(DESKTOP)  # as it opened: the test above saw it on a phone
     tab.wait_for_timeout(200)  # page.js marks what scrolls sideways 100 ms after a resize
-    found = {"light, 1280 px": violations(tab, axe_source)}
-    if page in EVERY_LOOK:  # the others hold no kind of element these do not
+    look = page in EVERY_LOOK  # the others hold no kind of element these do not
+    found = {"light, 1280 px": violations(tab, axe_source, off=[] if look else BY_KIND)}
+    if look:
         tab.set_viewport_size(PHONE)
         tab.wait_for_timeout(200)  # page.js marks what scrolls sideways 100 ms after a resize
         found["light, 390 px"] = violations(tab, axe_source)
