@@ -163,8 +163,8 @@ EQUATIONS_JS = """
 """
 
 
-# The pages axe also sees on a phone and dark: together they hold every kind of element
-# (tag and class, outside pictures and formulas) that any page's article holds, so these
+# The pages axe also sees on a phone, dark and by BY_KIND: together they hold every kind of
+# element (Kinds: tag, class, style) that any page's article holds, so these
 # passes see every rule of the stylesheets that applies: the home page; chapter 6, with
 # figures, display math, engine fences (their file name and "used in") and stepped folds;
 # chapter 10, the lab's; chapter 15, the only answer fold (its own colour); chapter 16,
