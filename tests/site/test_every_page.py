@@ -238,7 +238,7 @@ EXCEPTIONS = {
 # The rules whose finding for an element follows from the colours the stylesheets give its
 # kind and its ancestors' kinds alone: the look pages hold every kind, so the other pages
 # leave them out of their light pass. Every other rule looks at each page's own content.
-BY_KIND = ["color-contrast", "link-in-text-block"]
+BY_KIND = ("color-contrast", "link-in-text-block")
 
 AXE_RUN = """async ([excused, only, off]) => {
   const rules = only.length ? {runOnly: {type: "rule", values: only}} : {};
@@ -271,7 +271,7 @@ def axe_source() -> str:
         return archive.extractfile(f"package/{script}").read().decode("utf-8")
 
 
-def violations(tab, axe_source: str, *only: str, off: list[str] = ()) -> list[str]:
+def violations(tab, axe_source: str, *only: str, off: tuple[str, ...] = ()) -> list[str]:
     """What axe-core finds in the page (of the rules ``only``, if named; not ``off``)."""
     if not tab.evaluate("typeof axe !== 'undefined'"):
         tab.add_script_tag(content=axe_source)
@@ -427,7 +427,7 @@ def test_page_passes_axe_light_and_on_every_look_page_dark_and_on_a_phone(visit,
     tab.set_viewport_size(DESKTOP)  # as it opened: the test above saw it on a phone
     tab.wait_for_timeout(200)  # page.js marks what scrolls sideways 100 ms after a resize
     look = page in EVERY_LOOK  # the others hold no kind of element these do not
-    found = {"light, 1280 px": violations(tab, axe_source, off=[] if look else BY_KIND)}
+    found = {"light, 1280 px": violations(tab, axe_source, off=() if look else BY_KIND)}
     if look:
         tab.set_viewport_size(PHONE)
         tab.wait_for_timeout(200)  # page.js marks what scrolls sideways 100 ms after a resize
