@@ -49,11 +49,6 @@ def fetch(port: int, path: str) -> str:
     return re.sub(r"<[^>]+>", "", reply.decode())
 
 
-def listening(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
-
-
 def needs_the_environment():
     if not dev.environment_ready():
         pytest.skip("needs the .venv that `python3 tools/dev.py test` sets up")
@@ -340,6 +335,7 @@ def serving(book: Path, port: int = 0):
     (book / "tmp").mkdir(exist_ok=True)
     command = [sys.executable, str(ROOT / "tools" / "dev.py"), "serve"]
     with open(book / "log", "a") as log:
+        before = log.tell()  # a second serve appends to the log of the first
         server = subprocess.Popen(
             [*command, "-f", str(book / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
             stdout=log,
@@ -348,8 +344,9 @@ def serving(book: Path, port: int = 0):
             start_new_session=True,  # its own process group, as a terminal's foreground job
             preexec_fn=_like_a_terminal_job,
         )
-    try:
-        wait_until(lambda: listening(port), "serve listens")
+    try:  # mkdocs listens, then takes its first look at docs/: a save before it is not seen
+        said = lambda: (book / "log").read_bytes()[before:]  # noqa: E731
+        wait_until(lambda: b"Watching paths for changes" in said(), "serve listens and watches")
         yield server, port
     finally:
         if server.poll() is None:
